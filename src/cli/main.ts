@@ -1,0 +1,13 @@
+import { Command } from 'commander';
+import { registerMigrateCommand } from './migrateCommand.js';
+import { registerStartCommand } from './startCommand.js';
+
+const program = new Command()
+  .name('paymirror')
+  .description('Receives the gateway notifications and keeps a true Postgres mirror of sales and withdrawals.')
+  .showHelpAfterError();
+
+registerStartCommand(program);
+registerMigrateCommand(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { redactUrl, runMigrations } from '../db/migrate.js';
+import { exitOnError, loadConfig } from './environment.js';
+
+export function registerMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description('create the database if needed and apply pending migrations')
+    .action(async () => {
+      try {
+        const config = loadConfig();
+        await runMigrations(config.databaseUrl);
+        process.stdout.write(`migrations applied to ${redactUrl(config.databaseUrl)}\n`);
+      } catch (error) {
+        exitOnError(error);
+      }
+    });
+}

@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/config.js';
+import { ensureNotificationSecrets, type GeneratedSecrets } from '../config/developmentSecrets.js';
+import { redactUrl, runMigrations } from '../db/migrate.js';
+import type { Logger } from '../log/logger.js';
+import { parseRoles } from '../runtime/roles.js';
+import { startPaymirror } from '../runtime/startPaymirror.js';
+import { exitOnError, loadConfig, loggerFor } from './environment.js';
+
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('run paymirror: ingress, worker and scheduler (all by default)')
+    .option('--role <roles>', 'all | ingress | worker | scheduler (or a comma-separated list)', 'all')
+    .option('--no-migrate', 'do not apply migrations before starting')
+    .action(async (options: { role: string; migrate: boolean }) => {
+      try {
+        await start(options);
+      } catch (error) {
+        exitOnError(error);
+      }
+    });
+}
+
+async function start(options: { role: string; migrate: boolean }): Promise<void> {
+  const roles = parseRoles(options.role);
+  const { config, generated } = ensureNotificationSecrets(loadConfig());
+  const logger = loggerFor(config);
+  if (generated) printDevelopmentBanner(config, generated);
+  if (!config.gateway && roles.has('worker')) {
+    logger.warn(
+      'no gateway API keys (GATEWAY_BASE_URL, GATEWAY_PUBLIC_KEY, GATEWAY_PRIVATE_KEY): unsigned webhooks are applied as received, NOT confirmed with the gateway',
+    );
+  }
+  if (config.sellerUserId === null && roles.has('ingress')) {
+    logger.warn('SELLER_USER_ID is not set: webhook userId is not checked');
+  }
+  if (options.migrate && config.migrateOnStart) {
+    logger.info({ database: redactUrl(config.databaseUrl) }, 'applying migrations');
+    await runMigrations(config.databaseUrl);
+  }
+  const running = await startPaymirror(config, roles, logger);
+  await drainOnSignal(running.close, logger);
+}
+
+function drainOnSignal(close: () => Promise<void>, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'draining');
+      close().then(
+        () => {
+          resolve();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'drain failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}
+
+function printDevelopmentBanner(config: Config, generated: GeneratedSecrets): void {
+  const line = '!'.repeat(78);
+  process.stderr.write(
+    [
+      line,
+      '!! DEVELOPMENT MODE: no POSTBACK_SECRETS / WEBHOOK_TOKENS configured.',
+      '!! paymirror made up a pair for this run only. Never run like this in production',
+      '!! (with NODE_ENV=production paymirror refuses to start without them).',
+      `!!   POSTBACK_SECRETS=${generated.postbackSecret}`,
+      `!!   WEBHOOK_TOKENS=${generated.webhookToken}`,
+      '!! URLs to configure at the gateway:',
+      `!!   postbackUrl (per sale):     ${config.publicUrl}/postbacks`,
+      `!!   permanent webhook (panel):  ${config.publicUrl}/webhooks/${generated.webhookToken}`,
+      line,
+      '',
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,186 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable paymirror reads (DESIGN 9), parsed once by the entry points.
+ * Nothing else reads process.env: modules get what they need as arguments.
+ */
+
+const csv = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
+  );
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .optional()
+  .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), 'must be a postgres:// URL');
+const redisUrl = z
+  .string()
+  .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), 'must be a redis:// URL');
+const httpUrl = z
+  .string()
+  .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http(s):// URL');
+
+export const envSchema = z.object({
+  NODE_ENV: z.string().optional().default('development'),
+  DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/paymirror'),
+  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: httpUrl.optional(),
+  POSTBACK_SECRETS: csv.pipe(
+    z.array(z.string().min(16, 'each postback secret needs at least 16 characters')),
+  ),
+  WEBHOOK_TOKENS: csv.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{16,200}$/, 'each webhook token needs 16–200 URL-safe characters'),
+    ),
+  ),
+  SELLER_USER_ID: int(0, Number.MAX_SAFE_INTEGER).optional(),
+  WEBHOOK_ALLOWED_CIDRS: csv,
+  TRUSTED_PROXY_COUNT: int(0, 10).default(0),
+  GATEWAY_BASE_URL: httpUrl.optional(),
+  GATEWAY_PUBLIC_KEY: z.string().min(1).optional(),
+  GATEWAY_PRIVATE_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+    .default('paymirror'),
+  BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(64 * 1024),
+  DEDUPE_WINDOW_HOURS: int(1, 24 * 365).default(24),
+  SWEEP_INTERVAL_SECONDS: int(1, 3600).default(10),
+  SWEEP_AFTER_SECONDS: int(0, 86400).default(30),
+  WORKER_CONCURRENCY: int(1, 256).default(16),
+  JOB_ATTEMPTS: int(1, 100).default(10),
+  JOB_BACKOFF_MS: int(1, 3_600_000).default(1000),
+  DB_POOL_MAX: int(1, 200).default(10),
+  MIGRATE_ON_START: bool.default(true),
+  SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(30),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  readonly production: boolean;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly postbackSecrets: readonly string[];
+  readonly webhookTokens: readonly string[];
+  readonly sellerUserId: number | null;
+  readonly webhookAllowedCidrs: readonly string[];
+  readonly trustedProxyCount: number;
+  readonly gateway: {
+    readonly baseUrl: string;
+    readonly publicKey: string;
+    readonly privateKey: string;
+  } | null;
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly queuePrefix: string;
+  readonly bodyLimitBytes: number;
+  readonly dedupeWindowHours: number;
+  readonly sweepIntervalSeconds: number;
+  readonly sweepAfterSeconds: number;
+  readonly workerConcurrency: number;
+  readonly jobAttempts: number;
+  readonly jobBackoffMs: number;
+  readonly dbPoolMax: number;
+  readonly migrateOnStart: boolean;
+  readonly shutdownTimeoutSeconds: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parses the environment; throws one ConfigError naming every bad or missing variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const gatewayVars = [e.GATEWAY_BASE_URL, e.GATEWAY_PUBLIC_KEY, e.GATEWAY_PRIVATE_KEY];
+  const gatewaySet = gatewayVars.filter((v) => v !== undefined).length;
+  if (gatewaySet > 0 && gatewaySet < 3) {
+    problems.push(
+      'GATEWAY_BASE_URL, GATEWAY_PUBLIC_KEY, GATEWAY_PRIVATE_KEY: set all three or none',
+    );
+  }
+  for (const cidr of e.WEBHOOK_ALLOWED_CIDRS) {
+    if (!isCidr(cidr)) problems.push(`WEBHOOK_ALLOWED_CIDRS: "${cidr}" is not a CIDR (a.b.c.d/n)`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    production: e.NODE_ENV === 'production',
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    postbackSecrets: e.POSTBACK_SECRETS,
+    webhookTokens: e.WEBHOOK_TOKENS,
+    sellerUserId: e.SELLER_USER_ID ?? null,
+    webhookAllowedCidrs: e.WEBHOOK_ALLOWED_CIDRS,
+    trustedProxyCount: e.TRUSTED_PROXY_COUNT,
+    gateway:
+      e.GATEWAY_BASE_URL && e.GATEWAY_PUBLIC_KEY && e.GATEWAY_PRIVATE_KEY
+        ? {
+            baseUrl: e.GATEWAY_BASE_URL.replace(/\/+$/, ''),
+            publicKey: e.GATEWAY_PUBLIC_KEY,
+            privateKey: e.GATEWAY_PRIVATE_KEY,
+          }
+        : null,
+    logLevel: e.LOG_LEVEL,
+    queuePrefix: e.QUEUE_PREFIX,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    dedupeWindowHours: e.DEDUPE_WINDOW_HOURS,
+    sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
+    sweepAfterSeconds: e.SWEEP_AFTER_SECONDS,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    jobAttempts: e.JOB_ATTEMPTS,
+    jobBackoffMs: e.JOB_BACKOFF_MS,
+    dbPoolMax: e.DB_POOL_MAX,
+    migrateOnStart: e.MIGRATE_ON_START,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+  };
+}
+
+function isCidr(value: string): boolean {
+  const match = /^([0-9a-fA-F.:]+)\/([0-9]{1,3})$/.exec(value);
+  if (!match) return false;
+  const prefix = Number(match[2]);
+  const isV6 = (match[1] ?? '').includes(':');
+  return prefix <= (isV6 ? 128 : 32);
+}

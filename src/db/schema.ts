@@ -1,0 +1,188 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The mirror schema (DESIGN 5, a contract: finance queries these names) and the inbox.
+ * Money is bigint centavos everywhere; `mode: 'number'` is safe because the money module
+ * rejects anything beyond Number.MAX_SAFE_INTEGER before it gets here.
+ */
+
+const cents = (name: string) => bigint(name, { mode: 'number' });
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({
+  dataType: () => 'bytea',
+});
+
+export const sales = pgTable(
+  'sales',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey(),
+    status: text('status').notNull(),
+    paymentMethod: text('payment_method').notNull(),
+    amountCents: cents('amount_cents').notNull(),
+    netAmountCents: cents('net_amount_cents'),
+    systemFeeCents: cents('system_fee_cents'),
+    feeCents: cents('fee_cents'),
+    reserveAmountCents: cents('reserve_amount_cents'),
+    installments: integer('installments'),
+    customerName: text('customer_name'),
+    customerEmail: text('customer_email'),
+    customerDocument: text('customer_document'),
+    customerPhone: text('customer_phone'),
+    pixCode: text('pix_code'),
+    boletoCode: text('boleto_code'),
+    cardLastFour: text('card_last_four'),
+    cardBrand: text('card_brand'),
+    externalTransactionId: text('external_transaction_id'),
+    shipping: jsonb('shipping'),
+    createdAt: tstz('created_at'),
+    completedAt: tstz('completed_at'),
+    firstSeenAt: tstz('first_seen_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    lastReconciledAt: tstz('last_reconciled_at'),
+    /** When the reconciler should look at this row next; now() when the worker had to guess. */
+    nextReconcileAt: tstz('next_reconcile_at'),
+  },
+  (t) => [
+    index('sales_next_reconcile_at_idx').on(t.nextReconcileAt),
+    check('sales_amounts_non_negative', sql`${t.amountCents} >= 0 and ${t.feeCents} >= 0`),
+  ],
+);
+
+export const saleItems = pgTable(
+  'sale_items',
+  {
+    saleId: bigint('sale_id', { mode: 'number' })
+      .notNull()
+      .references(() => sales.id, { onDelete: 'cascade' }),
+    itemId: bigint('item_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    unitPriceCents: cents('unit_price_cents').notNull(),
+    quantity: integer('quantity').notNull(),
+    tangible: boolean('tangible').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.saleId, t.itemId] })],
+);
+
+export const withdrawals = pgTable(
+  'withdrawals',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey(),
+    status: text('status').notNull(),
+    amountCents: cents('amount_cents').notNull(),
+    netAmountCents: cents('net_amount_cents'),
+    feeFixedCents: cents('fee_fixed_cents'),
+    feeVariableCents: cents('fee_variable_cents'),
+    feeTotalCents: cents('fee_total_cents'),
+    pixKey: text('pix_key'),
+    pixKeyType: text('pix_key_type'),
+    externalId: text('external_id'),
+    createdAt: tstz('created_at'),
+    gatewayUpdatedAt: tstz('gateway_updated_at'),
+    processedAt: tstz('processed_at'),
+    firstSeenAt: tstz('first_seen_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    lastReconciledAt: tstz('last_reconciled_at'),
+    nextReconcileAt: tstz('next_reconcile_at'),
+  },
+  (t) => [
+    index('withdrawals_next_reconcile_at_idx').on(t.nextReconcileAt),
+    check('withdrawals_amount_non_negative', sql`${t.amountCents} >= 0`),
+  ],
+);
+
+export const statusHistory = pgTable(
+  'status_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    resourceType: text('resource_type').notNull(),
+    resourceId: bigint('resource_id', { mode: 'number' }).notNull(),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    source: text('source').notNull(),
+    inboxEventId: bigint('inbox_event_id', { mode: 'number' }).references(() => inboxEvents.id),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check('status_history_resource_type_ck', sql`${t.resourceType} in ('sale', 'withdrawal')`),
+    check(
+      'status_history_source_ck',
+      sql`${t.source} in ('postback', 'webhook', 'reconcile', 'api')`,
+    ),
+    index('status_history_resource_idx').on(t.resourceType, t.resourceId, t.id),
+    // One notification moves a record at most once: a re-run job cannot write a second row.
+    uniqueIndex('status_history_inbox_event_uq')
+      .on(t.inboxEventId)
+      .where(sql`${t.inboxEventId} is not null`),
+  ],
+);
+
+export const inboxEvents = pgTable(
+  'inbox_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    channel: text('channel').notNull(),
+    /** 'sale' | 'withdrawal'; null when quarantined before a resource could be read. */
+    resourceType: text('resource_type'),
+    resourceId: bigint('resource_id', { mode: 'number' }),
+    notifiedStatus: text('notified_status'),
+    /** `sale:{id}:{status}`, `withdrawal:{id}:{status}:{updatedAt}`, or `sha256:{hex}`. */
+    eventKey: text('event_key').notNull(),
+    rawBody: bytea('raw_body').notNull(),
+    payload: jsonb('payload'),
+    bodySha256: text('body_sha256').notNull(),
+    headers: jsonb('headers').notNull(),
+    sourceAddress: text('source_address'),
+    receivedAt: tstz('received_at').notNull().defaultNow(),
+    deliveryCount: integer('delivery_count').notNull().default(1),
+    lastDeliveredAt: tstz('last_delivered_at').notNull().defaultNow(),
+    state: text('state').notNull(),
+    outcome: text('outcome'),
+    quarantineReason: text('quarantine_reason'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    enqueuedAt: tstz('enqueued_at'),
+    processedAt: tstz('processed_at'),
+  },
+  (t) => [
+    check('inbox_events_channel_ck', sql`${t.channel} in ('postback', 'webhook')`),
+    check(
+      'inbox_events_state_ck',
+      sql`${t.state} in ('pending', 'processed', 'quarantined', 'failed')`,
+    ),
+    index('inbox_events_pending_idx')
+      .on(t.enqueuedAt)
+      .where(sql`${t.state} = 'pending'`),
+    index('inbox_events_resource_idx').on(t.resourceType, t.resourceId),
+    index('inbox_events_state_received_idx').on(t.state, t.receivedAt),
+  ],
+);
+
+/**
+ * The durable dedupe decision (DESIGN 3): one row per channel and logical event key, pointing
+ * at the first stored delivery. A new delivery of the key within the window is a duplicate.
+ */
+export const inboxDedupeKeys = pgTable(
+  'inbox_dedupe_keys',
+  {
+    channel: text('channel').notNull(),
+    eventKey: text('event_key').notNull(),
+    inboxEventId: bigint('inbox_event_id', { mode: 'number' }).notNull(),
+    firstReceivedAt: tstz('first_received_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channel, t.eventKey] })],
+);

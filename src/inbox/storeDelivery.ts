@@ -1,0 +1,68 @@
+import type { Sql } from '../db/client.js';
+import type { Delivery } from './delivery.js';
+
+export type StoreResult =
+  | { readonly kind: 'accepted'; readonly id: number }
+  | { readonly kind: 'quarantined'; readonly id: number }
+  | { readonly kind: 'duplicate'; readonly id: number };
+
+export interface StoreOptions {
+  readonly dedupeWindowHours: number;
+}
+
+/**
+ * Stores a delivery durably and decides, in Postgres, whether it is a duplicate (DESIGN 3).
+ *
+ * One statement claims the (channel, event key) in inbox_dedupe_keys and inserts the inbox
+ * row: a concurrent identical delivery blocks on the key until the first commits, then finds
+ * it and becomes a duplicate. When the window since the first delivery has passed, the claim
+ * is taken over and the delivery is new again. Returns only after the commit.
+ */
+export async function storeDelivery(
+  sql: Sql,
+  delivery: Delivery,
+  options: StoreOptions,
+): Promise<StoreResult> {
+  const n = delivery.notice;
+  const state = n ? 'pending' : 'quarantined';
+  const inserted = await sql<{ id: string }[]>`
+    with claim as (
+      insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
+      values (${delivery.channel}, ${delivery.eventKey}, nextval('inbox_events_id_seq'), now())
+      on conflict (channel, event_key) do update
+        set inbox_event_id = excluded.inbox_event_id,
+            first_received_at = excluded.first_received_at
+        where d.first_received_at < now() - make_interval(hours => ${options.dedupeWindowHours})
+      returning inbox_event_id
+    )
+    insert into inbox_events (
+      id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
+      body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
+      processed_at
+    )
+    select
+      inbox_event_id, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
+      ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
+      ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
+      ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
+      ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
+      ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz
+    from claim
+    returning id`;
+  const first = inserted[0];
+  if (first) {
+    return { kind: n ? 'accepted' : 'quarantined', id: Number(first.id) };
+  }
+  const original = await sql<{ id: string }[]>`
+    update inbox_events e
+       set delivery_count = e.delivery_count + 1, last_delivered_at = now()
+      from inbox_dedupe_keys d
+     where d.channel = ${delivery.channel} and d.event_key = ${delivery.eventKey}
+       and e.id = d.inbox_event_id
+    returning e.id`;
+  if (original[0]) return { kind: 'duplicate', id: Number(original[0].id) };
+  const claim = await sql<{ inbox_event_id: string }[]>`
+    select inbox_event_id from inbox_dedupe_keys
+     where channel = ${delivery.channel} and event_key = ${delivery.eventKey}`;
+  return { kind: 'duplicate', id: Number(claim[0]?.inbox_event_id ?? 0) };
+}

@@ -1,0 +1,133 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../log/logger.js';
+import { buildDelivery, type Delivery } from '../inbox/delivery.js';
+import type { StoreResult } from '../inbox/storeDelivery.js';
+import type { Channel } from '../notifications/notification.js';
+import { userIdSchema } from '../notifications/wireSchemas.js';
+import type { IngestOutcome } from './outcome.js';
+import { verifyPostbackSignature } from './postbackSignature.js';
+import {
+  BodyTooLargeError,
+  isJsonContentType,
+  parseJsonObject,
+  readRawBody,
+} from './rawBody.js';
+import { matchesWebhookToken, sourceAddressOf, type SourceAllowlist } from './webhookAuth.js';
+
+export interface IngestDeps {
+  readonly postbackSecrets: readonly string[];
+  readonly webhookTokens: readonly string[];
+  /** Null: userId is not checked (development without SELLER_USER_ID). */
+  readonly sellerUserId: number | null;
+  readonly sourceAllowlist: SourceAllowlist | null;
+  readonly trustedProxyCount: number;
+  readonly bodyLimitBytes: number;
+  /** Stores durably; resolves only after the commit. */
+  store(delivery: Delivery): Promise<StoreResult>;
+  /** Hands accepted rows to the queue; a failure here loses nothing (the sweeper retries). */
+  enqueue(inboxEventId: number): Promise<void>;
+  readonly logger: Logger;
+}
+
+type BodyRead = { ok: true; raw: Buffer } | { ok: false; outcome: IngestOutcome };
+
+async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    return { ok: false, outcome: { kind: 'rejected', reason: 'unsupported_media_type' } };
+  }
+  try {
+    return { ok: true, raw: await readRawBody(req, limit) };
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      return {
+        ok: false,
+        outcome: { kind: 'rejected', reason: 'body_too_large', detail: error.message },
+      };
+    }
+    return {
+      ok: false,
+      outcome: { kind: 'rejected', reason: 'unreadable_body', detail: (error as Error).message },
+    };
+  }
+}
+
+/** Postbacks: 415 → 413 → 401 → 400, then store (DESIGN 2). */
+export async function ingestPostback(req: IncomingMessage, deps: IngestDeps): Promise<IngestOutcome> {
+  const body = await readBody(req, deps.bodyLimitBytes);
+  if (!body.ok) return body.outcome;
+  const signature = req.headers['x-signature'];
+  if (!verifyPostbackSignature(body.raw, typeof signature === 'string' ? signature : undefined, deps.postbackSecrets)) {
+    return { kind: 'rejected', reason: 'bad_signature' };
+  }
+  const payload = parseJsonObject(body.raw);
+  if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
+  return store('postback', req, body.raw, payload, deps);
+}
+
+/** Webhooks: 404 (token) → 403 (source) → 415 → 413 → 400 → 403 (type, userId), then store. */
+export async function ingestWebhook(
+  req: IncomingMessage,
+  token: string,
+  deps: IngestDeps,
+): Promise<IngestOutcome> {
+  if (!matchesWebhookToken(token, deps.webhookTokens)) {
+    return { kind: 'rejected', reason: 'unknown_token' };
+  }
+  if (deps.sourceAllowlist && !deps.sourceAllowlist.allows(sourceAddressOf(req, deps.trustedProxyCount))) {
+    return { kind: 'rejected', reason: 'source_not_allowed' };
+  }
+  const body = await readBody(req, deps.bodyLimitBytes);
+  if (!body.ok) return body.outcome;
+  const payload = parseJsonObject(body.raw);
+  if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
+  if (payload.type !== 'TRANSACTION' && payload.type !== 'WITHDRAWAL') {
+    return { kind: 'rejected', reason: 'wrong_type' };
+  }
+  if (deps.sellerUserId !== null) {
+    const userId = userIdSchema.safeParse(payload.userId);
+    if (!userId.success || userId.data !== deps.sellerUserId) {
+      return { kind: 'rejected', reason: 'foreign_user' };
+    }
+  }
+  return store('webhook', req, body.raw, payload, deps);
+}
+
+async function store(
+  channel: Channel,
+  req: IncomingMessage,
+  raw: Buffer,
+  payload: Record<string, unknown>,
+  deps: IngestDeps,
+): Promise<IngestOutcome> {
+  const delivery = buildDelivery({
+    channel,
+    rawBody: raw,
+    payload,
+    headers: req.headers,
+    sourceAddress: sourceAddressOf(req, deps.trustedProxyCount),
+  });
+  let stored: StoreResult;
+  try {
+    stored = await deps.store(delivery);
+  } catch (error) {
+    deps.logger.error({ err: error, channel }, 'cannot store delivery; answering 503');
+    return { kind: 'unavailable' };
+  }
+  if (stored.kind === 'accepted') {
+    try {
+      await deps.enqueue(stored.id);
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, inboxEventId: stored.id },
+        'enqueue failed; the sweeper will enqueue the stored row',
+      );
+    }
+  }
+  if (stored.kind === 'quarantined') {
+    deps.logger.warn(
+      { inboxEventId: stored.id, channel, reason: delivery.quarantineReason },
+      'delivery quarantined',
+    );
+  }
+  return stored;
+}

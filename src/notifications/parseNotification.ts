@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import {
+  centsFromCentsNumber,
+  centsFromCentsString,
+  centsFromReaisString,
+  MoneyError,
+} from '../domain/money.js';
+import { PAYMENT_METHODS, SALE_STATUSES, type PaymentMethod, type SaleStatus } from '../domain/saleMachine.js';
+import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
+import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
+import {
+  saleNotificationWire,
+  withdrawalNotificationWire,
+  type SaleNotificationWire,
+  type WithdrawalNotificationWire,
+} from './wireSchemas.js';
+
+export type ParseResult = { ok: true; notice: Notice } | { ok: false; reason: string };
+
+/** Which resource a delivery describes: postbacks are always sales; webhooks say by `type`. */
+export function resourceKindOf(channel: Channel, body: Record<string, unknown>): 'sale' | 'withdrawal' {
+  return channel === 'webhook' && body.type === 'WITHDRAWAL' ? 'withdrawal' : 'sale';
+}
+
+/**
+ * Turns an authenticated JSON object into a notice in paymirror's units, or says why it
+ * cannot be understood (the delivery is then quarantined, never dropped).
+ */
+export function parseNotification(channel: Channel, body: Record<string, unknown>): ParseResult {
+  try {
+    return resourceKindOf(channel, body) === 'withdrawal'
+      ? parseWithdrawal(body)
+      : parseSale(body);
+  } catch (error) {
+    if (error instanceof MoneyError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** DESIGN 3: `sale:{id}:{status}`; `withdrawal:{id}:{status}:{updatedAt ISO}`. */
+export function eventKeyOf(notice: Notice): string {
+  return notice.kind === 'sale'
+    ? `sale:${notice.id}:${notice.status}`
+    : `withdrawal:${notice.id}:${notice.status}:${notice.updatedAt.toISOString()}`;
+}
+
+function parseSale(body: Record<string, unknown>): ParseResult {
+  const parsed = saleNotificationWire.safeParse(body);
+  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
+  const wire: SaleNotificationWire = parsed.data;
+  if (!isOneOf(SALE_STATUSES, wire.status)) {
+    return { ok: false, reason: `unknown sale status ${JSON.stringify(wire.status)}` };
+  }
+  if (!isOneOf(PAYMENT_METHODS, wire.paymentMethod)) {
+    return { ok: false, reason: `unknown payment method ${JSON.stringify(wire.paymentMethod)}` };
+  }
+  const notice: SaleNotice = {
+    kind: 'sale',
+    id: wire.id,
+    status: wire.status as SaleStatus,
+    paymentMethod: wire.paymentMethod as PaymentMethod,
+    amountCents: centsFromCentsString(wire.amount),
+    createdAt: wire.date ? new Date(wire.date) : null,
+    customerName: wire.customerName ?? null,
+    customerEmail: wire.customerEmail ?? null,
+    customerDocument: wire.customerDocument ?? null,
+    customerPhone: wire.customerPhone ?? null,
+    pixCode: wire.pixKey ?? null,
+    boletoCode: wire.boletoCode ?? null,
+    shipping: parseShipping(wire.shipping),
+    items: wire.saleItems?.map((item) => ({
+      itemId: item.id,
+      title: item.title,
+      unitPriceCents: centsFromCentsString(item.unitPrice),
+      quantity: item.quantity,
+      tangible: item.tangible,
+    })),
+    feeCents: wire.fee === undefined ? null : centsFromCentsNumber(wire.fee),
+    externalTransactionId: wire.externalTransactionId ?? null,
+  };
+  return { ok: true, notice };
+}
+
+function parseWithdrawal(body: Record<string, unknown>): ParseResult {
+  const parsed = withdrawalNotificationWire.safeParse(body);
+  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
+  const wire: WithdrawalNotificationWire = parsed.data;
+  if (!isOneOf(WITHDRAWAL_STATUSES, wire.status)) {
+    return { ok: false, reason: `unknown withdrawal status ${JSON.stringify(wire.status)}` };
+  }
+  const notice: WithdrawalNotice = {
+    kind: 'withdrawal',
+    id: wire.id,
+    status: wire.status as WithdrawalStatus,
+    amountCents: centsFromReaisString(wire.amount),
+    pixKey: wire.pixKey ?? null,
+    pixKeyType: wire.pixKeyType ?? null,
+    externalId: wire.externalId ?? null,
+    createdAt: wire.createdAt ? new Date(wire.createdAt) : null,
+    updatedAt: new Date(wire.updatedAt),
+    processedAt: wire.processedAt ? new Date(wire.processedAt) : null,
+  };
+  return { ok: true, notice };
+}
+
+/** The gateway sends shipping JSON-encoded in a string; keep it structured when it parses. */
+function parseShipping(value: string | Record<string, unknown> | null | undefined): unknown {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
+    .join('; ');
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/**
+ * The gateway's notification bodies as they travel (spec 6.3 and 6.5), before any unit is
+ * converted. Loose where the spec is loose (optional fields, nulls), strict where paymirror
+ * depends on a value: an id, a status, an amount.
+ */
+
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const optionalText = z.string().nullish();
+const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
+
+/** userId is compared as an integer: 42 and "42" are the same seller. */
+export const userIdSchema = z.union([id, z.string().regex(/^[0-9]{1,15}$/).transform(Number)]);
+
+export const saleItemWire = z.object({
+  id,
+  saleId: id.optional(),
+  title: z.string(),
+  unitPrice: z.string(),
+  quantity: z.number().int().min(0).max(1_000_000),
+  tangible: z.boolean(),
+});
+
+export const saleNotificationWire = z.object({
+  id,
+  userId: userIdSchema.optional(),
+  amount: z.string(),
+  date: isoDate.optional(),
+  status: z.string(),
+  paymentMethod: z.string(),
+  customerDocument: optionalText,
+  customerEmail: optionalText,
+  customerName: optionalText,
+  customerPhone: optionalText,
+  pixKey: optionalText,
+  boletoCode: optionalText,
+  shipping: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+  saleItems: z.array(saleItemWire).max(1000).optional(),
+  fee: z.number().optional(),
+  transactionId: id.optional(),
+  type: z.literal('TRANSACTION').optional(),
+  externalTransactionId: optionalText,
+});
+
+export const withdrawalNotificationWire = z.object({
+  id,
+  userId: userIdSchema.optional(),
+  amount: z.string(),
+  pixKey: optionalText,
+  pixKeyType: optionalText,
+  status: z.string(),
+  externalId: optionalText,
+  createdAt: isoDate.optional(),
+  updatedAt: isoDate,
+  processedAt: isoDate.nullish(),
+  type: z.literal('WITHDRAWAL'),
+});
+
+export type SaleNotificationWire = z.infer<typeof saleNotificationWire>;
+export type WithdrawalNotificationWire = z.infer<typeof withdrawalNotificationWire>;

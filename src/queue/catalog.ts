@@ -1,0 +1,63 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+/**
+ * The queues paymirror uses, their job payloads and retry policies. Payloads carry ids, not
+ * data: the inbox row is the data, so a lost queue loses nothing the sweeper cannot rebuild.
+ */
+export const NOTIFICATIONS_QUEUE = 'notifications';
+export const APPLY_NOTIFICATION_JOB = 'apply-notification';
+
+export const notificationJobSchema = z.object({
+  inboxEventId: z.number().int().positive(),
+});
+export type NotificationJob = z.infer<typeof notificationJobSchema>;
+
+/** Derived from the inbox row, so enqueueing the same row twice is one job. */
+export function notificationJobId(inboxEventId: number): string {
+  return `inbox-${inboxEventId}`;
+}
+
+export interface RetryPolicy {
+  readonly attempts: number;
+  readonly backoffMs: number;
+}
+
+export function notificationJobOptions(inboxEventId: number, retry: RetryPolicy): JobsOptions {
+  return {
+    jobId: notificationJobId(inboxEventId),
+    attempts: retry.attempts,
+    backoff: { type: 'exponential', delay: retry.backoffMs },
+    // The inbox row keeps the outcome and the error; Redis need not keep finished jobs,
+    // and a removed job id can be enqueued again by the sweeper.
+    removeOnComplete: true,
+    removeOnFail: true,
+  };
+}
+
+export type NotificationQueue = Queue<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>;
+
+export function createNotificationQueue(
+  connection: ConnectionOptions,
+  prefix: string,
+): NotificationQueue {
+  return new Queue<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(NOTIFICATIONS_QUEUE, {
+    connection,
+    prefix,
+  });
+}
+
+export async function enqueueNotifications(
+  queue: NotificationQueue,
+  inboxEventIds: readonly number[],
+  retry: RetryPolicy,
+): Promise<void> {
+  if (inboxEventIds.length === 0) return;
+  await queue.addBulk(
+    inboxEventIds.map((inboxEventId) => ({
+      name: APPLY_NOTIFICATION_JOB,
+      data: { inboxEventId },
+      opts: notificationJobOptions(inboxEventId, retry),
+    })),
+  );
+}

@@ -1,0 +1,129 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { Config } from '../config/config.js';
+import { createDatabase } from '../db/client.js';
+import { storeDelivery } from '../inbox/storeDelivery.js';
+import { createHttpApp } from '../ingress/app.js';
+import type { IngestDeps } from '../ingress/ingest.js';
+import { createSourceAllowlist } from '../ingress/webhookAuth.js';
+import type { Logger } from '../log/logger.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
+import { createNotificationQueue, enqueueNotifications, type RetryPolicy } from '../queue/catalog.js';
+import { startSweeperLoop, type SweeperLoop } from '../scheduler/sweeper.js';
+import { createNotificationWorker } from '../worker/notificationWorker.js';
+import { createProducerRedis, createWorkerRedis, pingRedis, withTimeout } from './redis.js';
+import type { Role } from './roles.js';
+
+export interface RunningPaymirror {
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
+  readonly url: string;
+  readonly metrics: Metrics;
+  /** Drains: stop accepting, finish in-flight requests and jobs, close every connection. */
+  close(): Promise<void>;
+}
+
+/** Starts the given roles in this process. Every role serves /healthz, /readyz, /metrics. */
+export async function startPaymirror(
+  config: Config,
+  roles: ReadonlySet<Role>,
+  logger: Logger,
+): Promise<RunningPaymirror> {
+  const metrics = createMetrics();
+  const database = createDatabase(config.databaseUrl, { max: config.dbPoolMax });
+  const producerRedis = createProducerRedis(config.redisUrl);
+  producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));
+  const needsQueue = roles.has('ingress') || roles.has('scheduler');
+  const queue = needsQueue ? createNotificationQueue(producerRedis, config.queuePrefix) : null;
+  queue?.on('error', (error) => logger.debug({ err: error }, 'queue error'));
+  const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
+
+  const workerRedis = roles.has('worker') ? createWorkerRedis(config.redisUrl) : null;
+  const worker = workerRedis
+    ? createNotificationWorker({
+        db: database.db,
+        connection: workerRedis,
+        prefix: config.queuePrefix,
+        concurrency: config.workerConcurrency,
+        logger,
+        metrics,
+      })
+    : null;
+
+  let sweeper: SweeperLoop | null = null;
+  if (roles.has('scheduler') && queue) {
+    sweeper = startSweeperLoop(
+      { sql: database.sql, queue, retry, afterSeconds: config.sweepAfterSeconds },
+      config.sweepIntervalSeconds,
+      logger,
+      (count) => metrics.sweeperRequeued.inc(count),
+    );
+  }
+
+  const ingest: IngestDeps | null =
+    roles.has('ingress') && queue
+      ? {
+          postbackSecrets: config.postbackSecrets,
+          webhookTokens: config.webhookTokens,
+          sellerUserId: config.sellerUserId,
+          sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
+          trustedProxyCount: config.trustedProxyCount,
+          bodyLimitBytes: config.bodyLimitBytes,
+          store: (delivery) =>
+            storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
+          enqueue: (id) => enqueueNotifications(queue, [id], retry),
+          logger,
+        }
+      : null;
+
+  const app = createHttpApp({
+    metrics,
+    logger,
+    ingest,
+    readiness: {
+      async check() {
+        const [postgres, redis] = await Promise.all([
+          withTimeout(database.sql`select 1`, 2000).then(
+            () => null,
+            (error: unknown) => (error instanceof Error ? error.message : String(error)),
+          ),
+          pingRedis(producerRedis, 2000),
+        ]);
+        return { postgres, redis };
+      },
+    },
+  });
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
+  server.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info({ url, roles: [...roles] }, 'paymirror started');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        await closeServer(server, config.shutdownTimeoutSeconds * 1000);
+        await sweeper?.stop();
+        await worker?.close();
+        await queue?.close();
+        workerRedis?.disconnect();
+        producerRedis.disconnect();
+        await database.close();
+        logger.info('paymirror stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+async function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(force);
+}

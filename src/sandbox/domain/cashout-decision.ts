@@ -1,0 +1,25 @@
+/**
+ * Business checks of a cashout request after its body is valid, in the contract order of
+ * DESIGN 8: limits first (spec 8), then balance.
+ */
+import type { Cents } from '../../domain/money.js';
+
+export const CASHOUT_MINIMUM_CENTS: Cents = 10_000;
+export const CASHOUT_MAXIMUM_CENTS: Cents = 10_000_000;
+
+export type CashoutDecision =
+  | { readonly kind: 'accept' }
+  | { readonly kind: 'refuse'; readonly errorType: 'MINIMUM_VALUE' | 'MAXIMUM_VALUE' | 'INSUFFICIENT_BALANCE'; readonly message: string };
+
+export function decideCashout(amountCents: Cents, availableCents: Cents): CashoutDecision {
+  if (amountCents < CASHOUT_MINIMUM_CENTS) {
+    return { kind: 'refuse', errorType: 'MINIMUM_VALUE', message: 'O valor mínimo para saque é R$ 100,00' };
+  }
+  if (amountCents > CASHOUT_MAXIMUM_CENTS) {
+    return { kind: 'refuse', errorType: 'MAXIMUM_VALUE', message: 'O valor máximo para saque é R$ 100.000,00' };
+  }
+  if (amountCents > availableCents) {
+    return { kind: 'refuse', errorType: 'INSUFFICIENT_BALANCE', message: 'Saldo insuficiente para o saque' };
+  }
+  return { kind: 'accept' };
+}

@@ -1,0 +1,81 @@
+import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import {
+  APPLY_NOTIFICATION_JOB,
+  NOTIFICATIONS_QUEUE,
+  notificationJobSchema,
+  type NotificationJob,
+} from '../queue/catalog.js';
+import { processInboxEvent, recordFailedAttempt, type ProcessResult } from './processInboxEvent.js';
+
+export interface NotificationWorkerDeps {
+  readonly db: Db;
+  readonly connection: ConnectionOptions;
+  readonly prefix: string;
+  readonly concurrency: number;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+export function createNotificationWorker(
+  deps: NotificationWorkerDeps,
+): Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB> {
+  const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
+    NOTIFICATIONS_QUEUE,
+    (job) => runJob(job, deps),
+    { connection: deps.connection, prefix: deps.prefix, concurrency: deps.concurrency },
+  );
+  worker.on('error', (error) => deps.logger.error({ err: error }, 'notification worker error'));
+  return worker;
+}
+
+async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): Promise<void> {
+  const data = notificationJobSchema.safeParse(job.data);
+  if (!data.success) throw new UnrecoverableError(`malformed job payload: ${data.error.message}`);
+  const { inboxEventId } = data.data;
+  let result: ProcessResult;
+  try {
+    result = await processInboxEvent(deps.db, inboxEventId);
+  } catch (error) {
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    deps.logger.warn(
+      { err: error, inboxEventId, attempt: job.attemptsMade + 1, final },
+      final ? 'notification failed for good' : 'notification failed; will retry',
+    );
+    // If even this write fails, the row stays pending and the sweeper brings it back.
+    await recordFailedAttempt(deps.db, inboxEventId, error, final).catch((recordError: unknown) =>
+      deps.logger.error({ err: recordError, inboxEventId }, 'cannot record the failed attempt'),
+    );
+    throw error;
+  }
+  observe(result, inboxEventId, deps);
+}
+
+function observe(result: ProcessResult, inboxEventId: number, deps: NotificationWorkerDeps): void {
+  switch (result.kind) {
+    case 'done': {
+      deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.result.outcome });
+      const level = result.result.outcome === 'invalid' ? 'warn' : 'debug';
+      deps.logger[level]({ inboxEventId, resource: result.resource, ...result.result }, 'notification applied');
+      if (result.result.outcome === 'applied' && result.result.needsReconcile) {
+        deps.logger.warn(
+          { inboxEventId, from: result.result.from, to: result.result.to },
+          'ambiguous move applied unconfirmed; row marked for reconciliation',
+        );
+      }
+      return;
+    }
+    case 'quarantined':
+      deps.metrics.workerOutcomes.inc({ resource: 'unknown', outcome: 'quarantined' });
+      deps.logger.warn({ inboxEventId, reason: result.reason }, 'notification quarantined');
+      return;
+    case 'skipped':
+      deps.logger.debug({ inboxEventId, state: result.state }, 'inbox row already finished');
+      return;
+    case 'missing':
+      deps.logger.warn({ inboxEventId }, 'job for an inbox row that does not exist');
+      return;
+  }
+}
