@@ -47,10 +47,9 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       base: options.base ?? { service: 'paymirror' },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-      hooks:
-        secrets.length > 0
-          ? { streamWrite: (line: string) => scrub(line, secrets) }
-          : undefined,
+      ...(secrets.length > 0
+        ? { hooks: { streamWrite: (line: string) => scrub(line, secrets) } }
+        : {}),
     },
     options.destination,
   );

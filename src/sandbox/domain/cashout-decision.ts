@@ -13,13 +13,13 @@ export type CashoutDecision =
 
 export function decideCashout(amountCents: Cents, availableCents: Cents): CashoutDecision {
   if (amountCents < CASHOUT_MINIMUM_CENTS) {
-    return { kind: 'refuse', errorType: 'MINIMUM_VALUE', message: 'O valor mínimo para saque é R$ 100,00' };
+    return { kind: 'refuse', errorType: 'MINIMUM_VALUE', message: 'The minimum cashout amount is 100.00' };
   }
   if (amountCents > CASHOUT_MAXIMUM_CENTS) {
-    return { kind: 'refuse', errorType: 'MAXIMUM_VALUE', message: 'O valor máximo para saque é R$ 100.000,00' };
+    return { kind: 'refuse', errorType: 'MAXIMUM_VALUE', message: 'The maximum cashout amount is 100000.00' };
   }
   if (amountCents > availableCents) {
-    return { kind: 'refuse', errorType: 'INSUFFICIENT_BALANCE', message: 'Saldo insuficiente para o saque' };
+    return { kind: 'refuse', errorType: 'INSUFFICIENT_BALANCE', message: 'Insufficient available balance for this cashout' };
   }
   return { kind: 'accept' };
 }

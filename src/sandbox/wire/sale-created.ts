@@ -28,7 +28,7 @@ export interface SaleCreatedResponse {
 export function saleCreatedResponse(sale: SaleRecord): SaleCreatedResponse {
   const pix = sale.pix;
   return {
-    message: 'Venda criada com sucesso',
+    message: 'Sale created successfully',
     sale: {
       id: sale.id,
       amount: centsString(sale.amountCents),

@@ -1,0 +1,52 @@
+/**
+ * The sandbox's Express application: the four public endpoints of spec 4 and the control
+ * API under /_sandbox.
+ */
+import express from 'express';
+import type { ErrorRequestHandler, Express } from 'express';
+import { sendControlError, sendShapeB } from './api-errors.js';
+import { cashoutRoutes } from './cashout-routes.js';
+import { controlRecordRoutes } from './control-record-routes.js';
+import { controlSettingsRoutes } from './control-settings-routes.js';
+import type { HttpDeps } from './deps.js';
+import { salesRoutes } from './sales-routes.js';
+
+const CONTROL_PREFIX = '/_sandbox';
+
+function isControlPath(originalUrl: string): boolean {
+  const path = originalUrl.split('?')[0] ?? '';
+  return path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
+}
+
+/** body-parser errors carry an HTTP status and a type such as entity.parse.failed. */
+function clientErrorStatus(error: unknown): number | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+export function createSandboxApp(deps: HttpDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use(salesRoutes(deps));
+  app.use(cashoutRoutes(deps));
+  app.use(CONTROL_PREFIX, express.json({ limit: '64kb' }), controlRecordRoutes(deps), controlSettingsRoutes(deps));
+
+  app.use((req, res) => {
+    const message = `no route for ${req.method} ${req.path}`;
+    if (isControlPath(req.originalUrl)) sendControlError(res, 404, message);
+    else sendShapeB(res, 404, 'Not found', message);
+  });
+
+  const handleError: ErrorRequestHandler = (error, req, res, _next) => {
+    const status = clientErrorStatus(error);
+    const description = status === 400 ? 'request body is not valid JSON' : error instanceof Error ? error.message : 'request error';
+    if (status === null) deps.logger.warn({ err: error, path: req.path }, 'sandbox request failed');
+    if (isControlPath(req.originalUrl)) return sendControlError(res, status ?? 500, description);
+    if (status !== null) return sendShapeB(res, status, 'Invalid data', description);
+    sendShapeB(res, 500, 'Internal server error', 'unexpected sandbox failure');
+  };
+  app.use(handleError);
+  return app;
+}

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  POSTBACK_SECRET,
+  SELLER_USER_ID,
+  WEBHOOK_TOKEN,
+  postbackBody,
+  sign,
+  webhookSaleBody,
+  withdrawalBody,
+} from '../support/fixtures.js';
+import { startTestPaymirror, type TestPaymirror } from '../support/paymirror.js';
+import { createTestDatabase, createTestQueuePrefix, type TestDatabase, type TestQueuePrefix } from '../support/services.js';
+
+// Every row of DESIGN 2's answers table, and the order of checks, through HTTP.
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let app: TestPaymirror;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  // Ingress only: these tests look at answers and inbox rows, not at the worker.
+  app = await startTestPaymirror({
+    db,
+    queue,
+    roles: 'ingress',
+    env: { BODY_LIMIT_BYTES: '2048', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await queue?.drop();
+  await db?.drop();
+});
+
+const inboxCount = async () => Number((await db.database.sql`select count(*)::int as n from inbox_events`)[0]?.n);
+
+describe('postbacks', () => {
+  it('accepts a signed postback and stores it before answering', async () => {
+    const answer = await app.postback(postbackBody({ id: 1001, status: 'PAGO' }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'accepted', id: expect.any(Number) });
+    const rows = await db.database.sql`select channel, state, event_key, resource_type, resource_id from inbox_events where id = ${answer.body.id as number}`;
+    expect(rows[0]).toEqual({ channel: 'postback', state: 'pending', event_key: 'sale:1001:PAGO', resource_type: 'sale', resource_id: '1001' });
+  });
+
+  it('answers duplicate with the id of the first delivery', async () => {
+    const body = postbackBody({ id: 1002, status: 'PAGO' });
+    const first = await app.postback(body);
+    const second = await app.postback(body);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ status: 'duplicate', id: first.body.id });
+    const rows = await db.database.sql`select delivery_count from inbox_events where id = ${first.body.id as number}`;
+    expect(rows[0]?.delivery_count).toBe(2);
+  });
+
+  it('quarantines an authenticated body it cannot understand', async () => {
+    for (const body of [
+      postbackBody({ id: 1003, status: 'PAGAMENTO_ESTRANHO' }),
+      { ...postbackBody({ id: 1004, status: 'PAGO' }), id: undefined },
+      postbackBody({ id: 1005, status: 'PAGO', amount: '150.50' }),
+      postbackBody({ id: 1006, status: 'PAGO', amount: '-1' }),
+    ]) {
+      const answer = await app.postback(body);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ status: 'quarantined', id: expect.any(Number) });
+      const rows = await db.database.sql`select state, quarantine_reason from inbox_events where id = ${answer.body.id as number}`;
+      expect(rows[0]?.state).toBe('quarantined');
+      expect(rows[0]?.quarantine_reason).toEqual(expect.any(String));
+    }
+  });
+
+  it('400 for a body that is not JSON or not an object', async () => {
+    for (const raw of ['{not json', '[1,2]', '"text"', 'null']) {
+      const answer = await app.postback(null, { raw });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toEqual(expect.any(String));
+    }
+  });
+
+  it('401 for a missing, wrong or foreign-secret signature', async () => {
+    const body = postbackBody({ id: 1007, status: 'PAGO' });
+    const raw = JSON.stringify(body);
+    expect((await app.postback(body, { signature: null })).status).toBe(401);
+    expect((await app.postback(body, { signature: 'abc' })).status).toBe(401);
+    expect((await app.postback(body, { signature: sign(raw, 'another-secret-entirely') })).status).toBe(401);
+    expect((await app.postback(body, { signature: sign(raw + ' ') })).status).toBe(401);
+  });
+
+  it('415 for a Content-Type that is not JSON, before anything else', async () => {
+    const answer = await app.postback(postbackBody({ id: 1008, status: 'PAGO' }), {
+      contentType: 'text/plain',
+      signature: null,
+    });
+    expect(answer.status).toBe(415);
+  });
+
+  it('413 for a body over the limit, before the signature is checked', async () => {
+    const big = postbackBody({ id: 1009, status: 'PAGO', customerName: 'x'.repeat(4000) });
+    expect((await app.postback(big, { signature: 'bad' })).status).toBe(413);
+  });
+
+  it('401 comes before 400: an unsigned non-JSON body is 401', async () => {
+    expect((await app.postback(null, { raw: 'not json', signature: null })).status).toBe(401);
+  });
+
+  it('a signed non-JSON body is 400 (401 passed)', async () => {
+    expect((await app.postback(null, { raw: 'not json' })).status).toBe(400);
+  });
+});
+
+describe('webhooks', () => {
+  it('accepts a transaction webhook and a withdrawal webhook', async () => {
+    const sale = await app.webhook(webhookSaleBody({ id: 2001, status: 'PAGO' }));
+    expect(sale.body).toEqual({ status: 'accepted', id: expect.any(Number) });
+    const withdrawal = await app.webhook(
+      withdrawalBody({ id: 9001, status: 'PROCESSING', updatedAt: '2026-11-20T10:00:00.000Z' }),
+    );
+    expect(withdrawal.body).toEqual({ status: 'accepted', id: expect.any(Number) });
+    const rows = await db.database.sql`select event_key from inbox_events where id = ${withdrawal.body.id as number}`;
+    expect(rows[0]?.event_key).toBe('withdrawal:9001:PROCESSING:2026-11-20T10:00:00.000Z');
+  });
+
+  it('normalises updatedAt in the event key, so the same instant in another notation is a duplicate', async () => {
+    const first = await app.webhook(withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T10:00:00Z' }));
+    const second = await app.webhook(withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T07:00:00.000-03:00' }));
+    expect(first.body.status).toBe('accepted');
+    expect(second.body).toEqual({ status: 'duplicate', id: first.body.id });
+  });
+
+  it('404 for an unknown token, the same answer as an unknown path', async () => {
+    const unknownToken = await app.webhook(webhookSaleBody({ id: 2002, status: 'PAGO' }), { token: 'not-the-token-at-all-0000' });
+    const unknownPath = await app.post('/no/such/path', '{}', { 'content-type': 'application/json' });
+    expect(unknownToken.status).toBe(404);
+    expect(unknownPath.status).toBe(404);
+    expect(unknownToken.body).toEqual(unknownPath.body);
+  });
+
+  it('404 (token) comes before 415 and 413', async () => {
+    const answer = await app.webhook(null, { token: 'wrong-token-wrong-token', contentType: 'text/plain', raw: 'x'.repeat(5000) });
+    expect(answer.status).toBe(404);
+  });
+
+  it('403 for a foreign userId (compared as an integer) or a wrong type', async () => {
+    expect((await app.webhook(webhookSaleBody({ id: 2003, status: 'PAGO', userId: 1 }))).status).toBe(403);
+    expect((await app.webhook(webhookSaleBody({ id: 2004, status: 'PAGO', userId: `${SELLER_USER_ID}.5` }))).status).toBe(403);
+    expect((await app.webhook(webhookSaleBody({ id: 2005, status: 'PAGO', userId: String(SELLER_USER_ID) }))).status).toBe(200);
+    expect((await app.webhook(webhookSaleBody({ id: 2006, status: 'PAGO', type: 'REFUND' }))).status).toBe(403);
+    expect((await app.webhook(webhookSaleBody({ id: 2007, status: 'PAGO', type: undefined }))).status).toBe(403);
+  });
+
+  it('415 → 413 → 400 → 403 in that order', async () => {
+    const foreign = webhookSaleBody({ id: 2008, status: 'PAGO', userId: 1 });
+    expect((await app.webhook(foreign, { contentType: 'text/xml' })).status).toBe(415);
+    expect((await app.webhook(null, { raw: JSON.stringify({ ...foreign, pad: 'x'.repeat(4000) }) })).status).toBe(413);
+    expect((await app.webhook(null, { raw: '[]' })).status).toBe(400);
+    expect((await app.webhook(foreign)).status).toBe(403);
+  });
+
+  it('quarantines an authentic webhook with an unknown status', async () => {
+    const answer = await app.webhook(webhookSaleBody({ id: 2009, status: 'WHATEVER' }));
+    expect(answer.body).toEqual({ status: 'quarantined', id: expect.any(Number) });
+  });
+
+  it('accepts an impossible move (MED on a card sale): the worker decides', async () => {
+    const answer = await app.webhook(webhookSaleBody({ id: 2010, status: 'MED', paymentMethod: 'CREDIT_CARD' }));
+    expect(answer.body.status).toBe('accepted');
+  });
+
+  it('a rejected delivery never enters the inbox', async () => {
+    const before = await inboxCount();
+    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO', userId: 1 }));
+    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO' }), { token: 'nope-nope-nope-nope' });
+    await app.postback(postbackBody({ id: 2011, status: 'PAGO' }), { signature: sign('x', POSTBACK_SECRET) });
+    expect(await inboxCount()).toBe(before);
+  });
+});
+
+describe('source allowlist', () => {
+  it('403 when the source is outside WEBHOOK_ALLOWED_CIDRS (after the token check)', async () => {
+    const other = await startTestPaymirror({ db, queue, roles: 'ingress', env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24' } });
+    try {
+      expect((await other.webhook(webhookSaleBody({ id: 2100, status: 'PAGO' }))).status).toBe(403);
+      expect((await other.webhook(webhookSaleBody({ id: 2100, status: 'PAGO' }), { token: 'bad-bad-bad-bad-bad' })).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('behind one trusted proxy, the forwarded address is the one checked', async () => {
+    const other = await startTestPaymirror({
+      db,
+      queue,
+      roles: 'ingress',
+      env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24', TRUSTED_PROXY_COUNT: '1' },
+    });
+    try {
+      const allowed = await other.webhook(webhookSaleBody({ id: 2101, status: 'PAGO' }), { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(allowed.status).toBe(200);
+      const forged = await other.webhook(webhookSaleBody({ id: 2102, status: 'PAGO' }), { headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' } });
+      expect(forged.status).toBe(403);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('storage down', () => {
+  it('503 with Retry-After and nothing acknowledged when Postgres is unreachable', async () => {
+    const down = await startTestPaymirror({
+      db: { ...db, url: 'postgres://postgres@127.0.0.1:1/nowhere' },
+      queue,
+      roles: 'ingress',
+    });
+    try {
+      const answer = await down.postback(postbackBody({ id: 3001, status: 'PAGO' }));
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toMatch(/^[0-9]+$/);
+      expect(answer.body.status).toBeUndefined();
+      const ready = await fetch(`${down.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ redis: 'ok', postgres: expect.not.stringMatching(/^ok$/) });
+    } finally {
+      await down.close();
+    }
+    const rows = await db.database.sql`select 1 from inbox_events where resource_id = 3001`;
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe('health', () => {
+  it('healthz 200, readyz 200 with both services, metrics in Prometheus format', async () => {
+    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${app.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/paymirror_deliveries_total\{channel="postback",outcome="accepted",reason=""\} [1-9]/);
+  });
+
+  it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', () => {
+    expect(WEBHOOK_TOKEN.length).toBeGreaterThanOrEqual(16);
+  });
+});

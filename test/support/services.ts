@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+
+/** A fresh, migrated database for one test file; `drop()` removes it. */
+export interface TestDatabase {
+  readonly url: string;
+  readonly database: Database;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `pm_test_${randomBytes(6).toString('hex')}`;
+  const url = withDatabase(inject('databaseUrl'), name);
+  await runMigrations(url);
+  const database = createDatabase(url, { max: 5 });
+  return {
+    url,
+    database,
+    async drop() {
+      await database.close();
+      const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1, onnotice: () => {} });
+      try {
+        await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await admin.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** A BullMQ prefix of this test file's own; `drop()` deletes its keys (other files share Redis). */
+export interface TestQueuePrefix {
+  readonly prefix: string;
+  readonly redisUrl: string;
+  deleteKeys(pattern?: string): Promise<number>;
+  drop(): Promise<void>;
+}
+
+export function createTestQueuePrefix(): TestQueuePrefix {
+  const prefix = `pmtest-${randomBytes(6).toString('hex')}`;
+  const redisUrl = inject('redisUrl');
+  const deleteKeys = async (pattern = '*') => {
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+    try {
+      let deleted = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:${pattern}`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) deleted += await redis.del(...keys);
+      } while (cursor !== '0');
+      return deleted;
+    } finally {
+      redis.disconnect();
+    }
+  };
+  return { prefix, redisUrl, deleteKeys, drop: async () => void (await deleteKeys()) };
+}
