@@ -77,7 +77,7 @@ export async function recordFailedAttempt(
   error: unknown,
   final: boolean,
 ): Promise<void> {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const message = describeFailure(error);
   await db
     .update(inboxEvents)
     .set({
@@ -86,4 +86,11 @@ export async function recordFailedAttempt(
       ...(final ? { state: 'failed', outcome: 'error', processedAt: sql`now()` } : {}),
     })
     .where(sql`${inboxEvents.id} = ${inboxEventId} and ${inboxEvents.state} = 'pending'`);
+}
+
+/** Drizzle wraps driver errors in "Failed query: …"; the cause is what a person needs. */
+function describeFailure(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? `${current.name}: ${current.message}` : String(current);
 }
