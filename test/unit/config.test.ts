@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config/config.js';
+import { ensureNotificationSecrets } from '../../src/config/developmentSecrets.js';
+
+describe('parseConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/paymirror',
+      redisUrl: 'redis://127.0.0.1:6379',
+      port: 3000,
+      bodyLimitBytes: 65536,
+      dedupeWindowHours: 24,
+      sweepIntervalSeconds: 10,
+      sweepAfterSeconds: 30,
+      gateway: null,
+      sellerUserId: null,
+      production: false,
+    });
+  });
+
+  it('names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      parseConfig({
+        DATABASE_URL: 'mysql://nope',
+        PORT: 'eighty',
+        POSTBACK_SECRETS: 'short',
+        WEBHOOK_TOKENS: 'has spaces in it but long',
+        LOG_LEVEL: 'loud',
+        SELLER_USER_ID: '-4',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const name of ['DATABASE_URL', 'PORT', 'POSTBACK_SECRETS', 'WEBHOOK_TOKENS', 'LOG_LEVEL', 'SELLER_USER_ID']) {
+      expect(message).toContain(name);
+    }
+    expect(message).not.toContain('has spaces in it but long');
+  });
+
+  it('splits comma-separated secrets and tokens (rotation)', () => {
+    const config = parseConfig({
+      POSTBACK_SECRETS: 'first-secret-0123456789, second-secret-0123456789',
+      WEBHOOK_TOKENS: 'token-one-0123456789,token-two-0123456789',
+    });
+    expect(config.postbackSecrets).toEqual(['first-secret-0123456789', 'second-secret-0123456789']);
+    expect(config.webhookTokens).toHaveLength(2);
+  });
+
+  it('wants all three gateway variables or none, and checks CIDRs', () => {
+    expect(() => parseConfig({ GATEWAY_PUBLIC_KEY: 'pk' })).toThrow(/GATEWAY_BASE_URL/);
+    expect(() => parseConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/40' })).toThrow(/WEBHOOK_ALLOWED_CIDRS/);
+  });
+});
+
+describe('ensureNotificationSecrets', () => {
+  it('makes up a secret and a token in development and says so', () => {
+    const { config, generated } = ensureNotificationSecrets(parseConfig({}));
+    expect(generated).not.toBeNull();
+    expect(config.postbackSecrets).toEqual([generated?.postbackSecret]);
+    expect(config.webhookTokens).toEqual([generated?.webhookToken]);
+  });
+
+  it('refuses to start in production without secrets, token and seller id', () => {
+    expect(() => ensureNotificationSecrets(parseConfig({ NODE_ENV: 'production' }))).toThrow(
+      /POSTBACK_SECRETS[\s\S]*WEBHOOK_TOKENS[\s\S]*SELLER_USER_ID/,
+    );
+  });
+
+  it('keeps configured secrets untouched', () => {
+    const configured = parseConfig({
+      NODE_ENV: 'production',
+      POSTBACK_SECRETS: 'a-postback-secret-0123',
+      WEBHOOK_TOKENS: 'a-webhook-token-0123',
+      SELLER_USER_ID: '7',
+    });
+    expect(ensureNotificationSecrets(configured)).toEqual({ config: configured, generated: null });
+  });
+});
