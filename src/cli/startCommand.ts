@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
 import { ensureNotificationSecrets, type GeneratedSecrets } from '../config/developmentSecrets.js';
 import { redactUrl, runMigrations } from '../db/migrate.js';
-import type { Logger } from '../log/logger.js';
 import { parseRoles } from '../runtime/roles.js';
 import { startPaymirror } from '../runtime/startPaymirror.js';
 import { exitOnError, loadConfig, loggerFor } from './environment.js';
@@ -23,6 +22,9 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function start(options: { role: string; migrate: boolean }): Promise<void> {
+  // Listen before anything slow (migrations, connections): a SIGTERM that comes during
+  // start-up waits for it to finish and then drains, instead of killing the process mid-way.
+  const signalled = nextTerminationSignal();
   const roles = parseRoles(options.role);
   const { config, generated } = ensureNotificationSecrets(loadConfig());
   const logger = loggerFor(config);
@@ -40,26 +42,21 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
     await runMigrations(config.databaseUrl);
   }
   const running = await startPaymirror(config, roles, logger);
-  await drainOnSignal(running.close, logger);
+  const signal = await signalled;
+  logger.info({ signal }, 'draining');
+  try {
+    await running.close();
+  } catch (error) {
+    logger.error({ err: error }, 'drain failed');
+    process.exit(1);
+  }
+  process.exit(0);
 }
 
-function drainOnSignal(close: () => Promise<void>, logger: Logger): Promise<void> {
+function nextTerminationSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, 'draining');
-      close().then(
-        () => {
-          resolve();
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'drain failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
   });
 }
 

@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign, webhookSaleBody } from '../support/fixtures.js';
+import { runCli, type CliRun } from '../support/cli.js';
+import { waitFor } from '../support/paymirror.js';
+import { createTestDatabase, createTestQueuePrefix, type TestDatabase, type TestQueuePrefix } from '../support/services.js';
+
+// bin/paymirror as a user runs it: configuration errors, migrate, start, logs, drain.
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+});
+afterAll(async () => {
+  await queue?.drop();
+  await db?.drop();
+});
+
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: db.url,
+    REDIS_URL: queue.redisUrl,
+    QUEUE_PREFIX: queue.prefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...extra,
+  };
+}
+
+async function listeningUrl(run: CliRun): Promise<string> {
+  const match = await run.waitForOutput(/"url":"(http:\/\/[^"]+)"/);
+  return match[1] as string;
+}
+
+async function stop(run: CliRun) {
+  run.child.kill('SIGTERM');
+  return run.exited;
+}
+
+describe('configuration errors', () => {
+  it('names every bad variable in one message and exits non-zero', async () => {
+    const run = runCli(['start'], baseEnv({ PORT: 'eighty', REDIS_URL: 'http://x', POSTBACK_SECRETS: 'short' }));
+    const { code } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(run.output()).toMatch(/PORT/);
+    expect(run.output()).toMatch(/REDIS_URL/);
+    expect(run.output()).toMatch(/POSTBACK_SECRETS/);
+  });
+
+  it('refuses to start in production without secrets', async () => {
+    const run = runCli(['start'], baseEnv({ NODE_ENV: 'production' }));
+    const { code } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(run.output()).toMatch(/POSTBACK_SECRETS: required when NODE_ENV=production/);
+  });
+
+  it('rejects an unknown role', async () => {
+    const run = runCli(['start', '--role', 'chef'], baseEnv());
+    expect((await run.exited).code).not.toBe(0);
+    expect(run.output()).toMatch(/unknown role "chef"/);
+  });
+});
+
+describe('migrate', () => {
+  it('creates the database when it does not exist, then applies the migrations', async () => {
+    const name = `pm_test_cli_${randomBytes(4).toString('hex')}`;
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const run = runCli(['migrate'], { DATABASE_URL: url.toString() });
+    expect((await run.exited).code).toBe(0);
+    url.pathname = '/postgres';
+    const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      url.pathname = `/${name}`;
+      const created = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const tables = await created`select table_name from information_schema.tables where table_schema = 'public' order by 1`;
+      await created.end();
+      expect(tables.map((t) => t.table_name)).toEqual(
+        expect.arrayContaining(['inbox_events', 'sale_items', 'sales', 'status_history', 'withdrawals']),
+      );
+    } finally {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    }
+  });
+
+  it('fails with a clear message when Postgres cannot be reached', async () => {
+    const run = runCli(['migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/paymirror' });
+    expect((await run.exited).code).not.toBe(0);
+    expect(run.output()).toMatch(/paymirror: cannot create the database/);
+  });
+});
+
+describe('start', () => {
+  it('in development without secrets, generates them, prints them with both URLs, warns, and serves', async () => {
+    const run = runCli(['start', '--role', 'ingress'], baseEnv({ PUBLIC_URL: 'https://shop.example.com' }));
+    try {
+      const token = (await run.waitForOutput(/WEBHOOK_TOKENS=([A-Za-z0-9_-]+)/))[1] as string;
+      const secret = (await run.waitForOutput(/POSTBACK_SECRETS=([A-Za-z0-9_-]+)/))[1] as string;
+      expect(run.output()).toContain('https://shop.example.com/postbacks');
+      expect(run.output()).toContain(`https://shop.example.com/webhooks/${token}`);
+      expect(run.output()).toMatch(/DEVELOPMENT MODE/);
+      const url = await listeningUrl(run);
+      const raw = JSON.stringify(postbackBody({ id: 8001, status: 'PAGO' }));
+      const answer = await fetch(`${url}/postbacks`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-signature': sign(raw, secret) },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      expect((await stop(run)).code).toBe(0);
+    }
+  });
+
+  it('never writes a configured secret, key, signature or token to its output', async () => {
+    const secrets = {
+      POSTBACK_SECRETS: `${POSTBACK_SECRET},rotated-secret-${randomBytes(8).toString('hex')}`,
+      WEBHOOK_TOKENS: WEBHOOK_TOKEN,
+      GATEWAY_BASE_URL: 'http://127.0.0.1:1',
+      GATEWAY_PUBLIC_KEY: `pk_live_${randomBytes(12).toString('hex')}`,
+      GATEWAY_PRIVATE_KEY: `sk_live_${randomBytes(12).toString('hex')}`,
+    };
+    const run = runCli(['start'], baseEnv({ ...secrets, SELLER_USER_ID: '4242', LOG_LEVEL: 'trace' }));
+    const signatures: string[] = [];
+    try {
+      const url = await listeningUrl(run);
+      const raw = JSON.stringify(postbackBody({ id: 8101, status: 'PAGO' }));
+      signatures.push(sign(raw));
+      const send = (path: string, body: string, headers: Record<string, string> = {}) =>
+        fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+      expect((await send('/postbacks', raw, { 'x-signature': sign(raw) })).status).toBe(200);
+      expect((await send('/postbacks', raw, { 'x-signature': sign(raw, 'wrong-secret-wrong') })).status).toBe(401);
+      expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO', userId: 1 })))).status).toBe(403);
+      expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO' })))).status).toBe(200);
+      expect((await send(`/webhooks/${WEBHOOK_TOKEN}x`, '{}')).status).toBe(404);
+      expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, 'not json')).status).toBe(400);
+      await waitFor(async () => {
+        const rows = await db.database.sql`select count(*)::int as n from inbox_events where resource_id = 8101 and state = 'processed'`;
+        return rows[0]?.n === 2;
+      });
+    } finally {
+      expect((await stop(run)).code).toBe(0);
+    }
+    const output = run.output();
+    expect(output).toMatch(/delivery rejected/);
+    expect(output).toMatch(/\/webhooks\/:token/);
+    for (const value of [...Object.values(secrets).flatMap((v) => v.split(',')), ...signatures]) {
+      if (value.startsWith('http')) continue;
+      expect(output).not.toContain(value);
+    }
+  });
+
+  it('drains on SIGTERM: every acknowledged delivery is stored, and exits 0', async () => {
+    const run = runCli(['start'], baseEnv({ POSTBACK_SECRETS: POSTBACK_SECRET, WEBHOOK_TOKENS: WEBHOOK_TOKEN }));
+    const url = await listeningUrl(run);
+    const bodies = Array.from({ length: 60 }, (_, i) => JSON.stringify(postbackBody({ id: 8200 + i, status: 'PAGO' })));
+    const answers = bodies.map((raw) =>
+      fetch(`${url}/postbacks`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-signature': sign(raw) },
+      }).then(
+        async (response) => ({ status: response.status, body: (await response.json()) as { id?: number } }),
+        () => ({ status: 0, body: {} }),
+      ),
+    );
+    await answers[0];
+    run.child.kill('SIGTERM');
+    const settled = await Promise.all(answers);
+    expect((await run.exited).code).toBe(0);
+    const acknowledged = settled.filter((a) => a.status === 200).map((a) => a.body.id as number);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(settled.every((a) => a.status === 200 || a.status === 0)).toBe(true);
+    const stored = await db.database.sql<{ id: string; state: string }[]>`
+      select id, state from inbox_events where id = any(${acknowledged})`;
+    expect(stored).toHaveLength(acknowledged.length);
+
+    // Whatever the drain left pending is applied by the next start: nothing acknowledged is lost.
+    const again = runCli(['start', '--role', 'worker,scheduler'], baseEnv({ SWEEP_AFTER_SECONDS: '0' }));
+    try {
+      await listeningUrl(again);
+      await waitFor(async () => {
+        const rows = await db.database.sql`select count(*)::int as n from inbox_events where id = any(${acknowledged}) and state = 'processed'`;
+        return rows[0]?.n === acknowledged.length;
+      }, { timeoutMs: 30_000 });
+    } finally {
+      expect((await stop(again)).code).toBe(0);
+    }
+  });
+});
