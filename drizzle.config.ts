@@ -4,5 +4,7 @@ export default defineConfig({
   dialect: 'postgresql',
   schema: './src/db/schema.ts',
   out: './migrations',
-  dbCredentials: { url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/paymirror' },
+  dbCredentials: {
+    url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/paymirror',
+  },
 });

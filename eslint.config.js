@@ -7,15 +7,44 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read the environment only in entry points (src/cli).' },
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read the environment only in entry points (src/cli).',
+        },
       ],
     },
   },
+  // Imports run one way along the data flow (STYLE conventions 1 and 2).
+  restrictImports('src/ingress/**', ['worker', 'mirror', 'reconciler', 'scheduler', 'sandbox']),
+  restrictImports('src/mirror/**', ['ingress', 'inbox', 'queue', 'worker', 'reconciler', 'scheduler', 'sandbox']),
+  restrictImports('src/domain/**', ['ingress', 'inbox', 'queue', 'worker', 'mirror', 'db', 'reconciler', 'scheduler', 'notifications', 'sandbox']),
+  restrictImports('src/sandbox/**', ['ingress', 'inbox', 'queue', 'worker', 'mirror', 'db', 'reconciler', 'scheduler']),
   {
     files: ['src/cli/**', 'test/**', 'bench/**', 'drizzle.config.ts', 'vitest.config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );
+
+function restrictImports(files, folders) {
+  return {
+    files: [files],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: folders.map((folder) => ({
+            group: [`../${folder}/*`, `../../${folder}/*`],
+            message: `${files} must not import ${folder} (see STYLE.md: imports follow the data flow)`,
+          })),
+        },
+      ],
+    },
+  };
+}

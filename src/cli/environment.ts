@@ -27,6 +27,8 @@ export function exitOnError(error: unknown): never {
     process.stderr.write(`paymirror: ${error.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`paymirror: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `paymirror: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 }

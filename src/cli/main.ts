@@ -4,7 +4,9 @@ import { registerStartCommand } from './startCommand.js';
 
 const program = new Command()
   .name('paymirror')
-  .description('Receives the gateway notifications and keeps a true Postgres mirror of sales and withdrawals.')
+  .description(
+    'Receives the gateway notifications and keeps a true Postgres mirror of sales and withdrawals.',
+  )
   .showHelpAfterError();
 
 registerStartCommand(program);

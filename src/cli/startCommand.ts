@@ -10,7 +10,11 @@ export function registerStartCommand(program: Command): void {
   program
     .command('start')
     .description('run paymirror: ingress, worker and scheduler (all by default)')
-    .option('--role <roles>', 'all | ingress | worker | scheduler (or a comma-separated list)', 'all')
+    .option(
+      '--role <roles>',
+      'all | ingress | worker | scheduler (or a comma-separated list)',
+      'all',
+    )
     .option('--no-migrate', 'do not apply migrations before starting')
     .action(async (options: { role: string; migrate: boolean }) => {
       try {

@@ -21,9 +21,7 @@ export function ensureNotificationSecrets(config: Config): {
   if (config.production) {
     if (config.sellerUserId === null) missing.push('SELLER_USER_ID');
     if (missing.length > 0) {
-      throw new ConfigError(
-        missing.map((name) => `${name}: required when NODE_ENV=production`),
-      );
+      throw new ConfigError(missing.map((name) => `${name}: required when NODE_ENV=production`));
     }
     return { config, generated: null };
   }

@@ -26,7 +26,8 @@ const CENTS_STRING = /^[0-9]+$/;
 const REAIS_STRING = /^([0-9]+)(?:\.([0-9]{1,2}))?$/;
 
 function describe(input: unknown): string {
-  if (typeof input === 'string') return JSON.stringify(input.length > 40 ? input.slice(0, 40) + '…' : input);
+  if (typeof input === 'string')
+    return JSON.stringify(input.length > 40 ? input.slice(0, 40) + '…' : input);
   if (typeof input === 'number') return String(input);
   return typeof input;
 }

@@ -53,7 +53,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       const body = Object.fromEntries(
         Object.entries(checks).map(([name, problem]) => [name, problem ?? 'ok']),
       );
-      send(res, { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not ready', ...body } });
+      send(res, {
+        status: ready ? 200 : 503,
+        body: { status: ready ? 'ready' : 'not ready', ...body },
+      });
     });
   });
   app.get('/metrics', (_req, res) => {

@@ -6,12 +6,7 @@ import type { Channel } from '../notifications/notification.js';
 import { userIdSchema } from '../notifications/wireSchemas.js';
 import type { IngestOutcome } from './outcome.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
-import {
-  BodyTooLargeError,
-  isJsonContentType,
-  parseJsonObject,
-  readRawBody,
-} from './rawBody.js';
+import { BodyTooLargeError, isJsonContentType, parseJsonObject, readRawBody } from './rawBody.js';
 import { matchesWebhookToken, sourceAddressOf, type SourceAllowlist } from './webhookAuth.js';
 
 export interface IngestDeps {
@@ -52,11 +47,20 @@ async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> 
 }
 
 /** Postbacks: 415 → 413 → 401 → 400, then store (DESIGN 2). */
-export async function ingestPostback(req: IncomingMessage, deps: IngestDeps): Promise<IngestOutcome> {
+export async function ingestPostback(
+  req: IncomingMessage,
+  deps: IngestDeps,
+): Promise<IngestOutcome> {
   const body = await readBody(req, deps.bodyLimitBytes);
   if (!body.ok) return body.outcome;
   const signature = req.headers['x-signature'];
-  if (!verifyPostbackSignature(body.raw, typeof signature === 'string' ? signature : undefined, deps.postbackSecrets)) {
+  if (
+    !verifyPostbackSignature(
+      body.raw,
+      typeof signature === 'string' ? signature : undefined,
+      deps.postbackSecrets,
+    )
+  ) {
     return { kind: 'rejected', reason: 'bad_signature' };
   }
   const payload = parseJsonObject(body.raw);
@@ -73,7 +77,10 @@ export async function ingestWebhook(
   if (!matchesWebhookToken(token, deps.webhookTokens)) {
     return { kind: 'rejected', reason: 'unknown_token' };
   }
-  if (deps.sourceAllowlist && !deps.sourceAllowlist.allows(sourceAddressOf(req, deps.trustedProxyCount))) {
+  if (
+    deps.sourceAllowlist &&
+    !deps.sourceAllowlist.allows(sourceAddressOf(req, deps.trustedProxyCount))
+  ) {
     return { kind: 'rejected', reason: 'source_not_allowed' };
   }
   const body = await readBody(req, deps.bodyLimitBytes);

@@ -103,7 +103,6 @@ function newSaleRow(notice: SaleNotice): typeof sales.$inferInsert {
   };
 }
 
-
 async function insertMissingItems(tx: Tx, notice: SaleNotice): Promise<void> {
   if (!notice.items || notice.items.length === 0) return;
   await tx

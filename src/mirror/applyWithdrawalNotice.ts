@@ -84,7 +84,6 @@ function newWithdrawalRow(notice: WithdrawalNotice): typeof withdrawals.$inferIn
   };
 }
 
-
 function newerUpdatedAt(current: WithdrawalRow, notice: WithdrawalNotice): WithdrawalUpdate {
   const known = current.gatewayUpdatedAt;
   return known === null || notice.updatedAt > known ? { gatewayUpdatedAt: notice.updatedAt } : {};

@@ -5,7 +5,12 @@ import {
   centsFromReaisString,
   MoneyError,
 } from '../domain/money.js';
-import { PAYMENT_METHODS, SALE_STATUSES, type PaymentMethod, type SaleStatus } from '../domain/saleMachine.js';
+import {
+  PAYMENT_METHODS,
+  SALE_STATUSES,
+  type PaymentMethod,
+  type SaleStatus,
+} from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
 import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
 import {
@@ -18,7 +23,10 @@ import {
 export type ParseResult = { ok: true; notice: Notice } | { ok: false; reason: string };
 
 /** Which resource a delivery describes: postbacks are always sales; webhooks say by `type`. */
-export function resourceKindOf(channel: Channel, body: Record<string, unknown>): 'sale' | 'withdrawal' {
+export function resourceKindOf(
+  channel: Channel,
+  body: Record<string, unknown>,
+): 'sale' | 'withdrawal' {
   return channel === 'webhook' && body.type === 'WITHDRAWAL' ? 'withdrawal' : 'sale';
 }
 
@@ -28,9 +36,7 @@ export function resourceKindOf(channel: Channel, body: Record<string, unknown>):
  */
 export function parseNotification(channel: Channel, body: Record<string, unknown>): ParseResult {
   try {
-    return resourceKindOf(channel, body) === 'withdrawal'
-      ? parseWithdrawal(body)
-      : parseSale(body);
+    return resourceKindOf(channel, body) === 'withdrawal' ? parseWithdrawal(body) : parseSale(body);
   } catch (error) {
     if (error instanceof MoneyError) return { ok: false, reason: error.message };
     throw error;

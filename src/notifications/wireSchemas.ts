@@ -8,10 +8,18 @@ import { z } from 'zod';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const optionalText = z.string().nullish();
-const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
+const isoDate = z
+  .string()
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
 
 /** userId is compared as an integer: 42 and "42" are the same seller. */
-export const userIdSchema = z.union([id, z.string().regex(/^[0-9]{1,15}$/).transform(Number)]);
+export const userIdSchema = z.union([
+  id,
+  z
+    .string()
+    .regex(/^[0-9]{1,15}$/)
+    .transform(Number),
+]);
 
 export const saleItemWire = z.object({
   id,

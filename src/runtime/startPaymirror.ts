@@ -9,7 +9,11 @@ import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { createNotificationQueue, enqueueNotifications, type RetryPolicy } from '../queue/catalog.js';
+import {
+  createNotificationQueue,
+  enqueueNotifications,
+  type RetryPolicy,
+} from '../queue/catalog.js';
 import { startSweeperLoop, type SweeperLoop } from '../scheduler/sweeper.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, withTimeout } from './redis.js';

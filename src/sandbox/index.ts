@@ -6,6 +6,10 @@ export { generateKeyPair, SANDBOX_KEY_PREFIX } from './keys.js';
 export type { KeyPair } from './keys.js';
 export { NO_FAULTS } from './delivery/faults.js';
 export type { Faults } from './delivery/faults.js';
-export type { DeliveryAttemptEntry, DeliveryChannel, DeliveryOutcome } from './delivery/delivery-log.js';
+export type {
+  DeliveryAttemptEntry,
+  DeliveryChannel,
+  DeliveryOutcome,
+} from './delivery/delivery-log.js';
 export type { SaleRecord, WithdrawalRecord } from './domain/records.js';
 export { SALE_FEE_RULES, CASHOUT_FEE_RULE } from './domain/fees.js';

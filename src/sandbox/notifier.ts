@@ -10,7 +10,10 @@ import { forgePostbackSignature, signPostbackBody } from './delivery/postback-si
 import type { SaleRecord, WithdrawalRecord } from './domain/records.js';
 import type { SaleStatus, WithdrawalStatus } from './domain/vocabulary.js';
 import type { StoreListener } from './store.js';
-import { postbackTransactionNotification, webhookTransactionNotification } from './wire/transaction-notification.js';
+import {
+  postbackTransactionNotification,
+  webhookTransactionNotification,
+} from './wire/transaction-notification.js';
 import { withdrawalNotification } from './wire/withdrawal.js';
 
 export const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [
@@ -23,7 +26,12 @@ export const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [
   'MED',
 ];
 
-export const NOTIFIED_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED'];
+export const NOTIFIED_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = [
+  'PROCESSING',
+  'COMPLETED',
+  'REJECTED',
+  'CANCELLED',
+];
 
 const USER_AGENT = 'paymirror-sandbox/1';
 
@@ -42,7 +50,13 @@ export interface NotifierDeps {
 }
 
 export function createNotifier(deps: NotifierDeps): StoreListener {
-  function sendUnsigned(url: string, resource: 'sale' | 'withdrawal', id: number, status: string, payload: object): void {
+  function sendUnsigned(
+    url: string,
+    resource: 'sale' | 'withdrawal',
+    id: number,
+    status: string,
+    payload: object,
+  ): void {
     deps.send({
       channel: 'webhook',
       url,
@@ -60,12 +74,18 @@ export function createNotifier(deps: NotifierDeps): StoreListener {
     const body = JSON.stringify(postbackTransactionNotification(sale));
     const secret = deps.targets.postbackSecret();
     const forged = deps.faults.strikes('badSignature');
-    const signature = forged ? forgePostbackSignature(secret, body) : signPostbackBody(secret, body);
+    const signature = forged
+      ? forgePostbackSignature(secret, body)
+      : signPostbackBody(secret, body);
     deps.send({
       channel: 'postback',
       url,
       body,
-      headers: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, 'X-Signature': signature },
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Signature': signature,
+      },
       signature,
       resource: 'sale',
       resourceId: sale.id,
@@ -79,12 +99,22 @@ export function createNotifier(deps: NotifierDeps): StoreListener {
       if (sale.ownerUserId !== deps.userId || !NOTIFIED_SALE_STATUSES.includes(sale.status)) return;
       const webhookUrl = deps.targets.webhookUrl();
       if (webhookUrl !== null) {
-        sendUnsigned(webhookUrl, 'sale', sale.id, sale.status, webhookTransactionNotification(sale));
+        sendUnsigned(
+          webhookUrl,
+          'sale',
+          sale.id,
+          sale.status,
+          webhookTransactionNotification(sale),
+        );
       }
       if (sale.postbackUrl !== null) sendPostback(sale, sale.postbackUrl);
     },
     withdrawalStatusChanged(withdrawal: WithdrawalRecord) {
-      if (withdrawal.ownerUserId !== deps.userId || !NOTIFIED_WITHDRAWAL_STATUSES.includes(withdrawal.status)) return;
+      if (
+        withdrawal.ownerUserId !== deps.userId ||
+        !NOTIFIED_WITHDRAWAL_STATUSES.includes(withdrawal.status)
+      )
+        return;
       const webhookUrl = deps.targets.webhookUrl();
       if (webhookUrl === null) return;
       const payload = withdrawalNotification(withdrawal, deps.user);

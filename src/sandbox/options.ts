@@ -79,7 +79,9 @@ const sandboxSettingsSchema = z
     userId: positiveInt,
     initialBalanceCents: nonNegativeInt.default(0),
     faults: faultsPatchSchema.default({}),
-    random: z.custom<() => number>((value) => typeof value === 'function').default(() => Math.random),
+    random: z
+      .custom<() => number>((value) => typeof value === 'function')
+      .default(() => Math.random),
     logger: z
       .custom<SandboxLogger>(
         (value) =>
@@ -102,7 +104,9 @@ const sandboxSettingsSchema = z
       .default({ name: 'Sandbox Seller', email: 'seller@sandbox.invalid' }),
     firstId: positiveInt.default(1),
     deliveryLogLimit: positiveInt.default(10_000),
-    now: z.custom<() => Date>((value) => typeof value === 'function').default(() => () => new Date()),
+    now: z
+      .custom<() => Date>((value) => typeof value === 'function')
+      .default(() => () => new Date()),
   })
   .refine((settings) => settings.foreignUserId !== settings.userId, {
     message: 'foreignUserId must differ from userId',
@@ -124,7 +128,11 @@ const reaisAmountSchema = z.string().transform((value, ctx) => {
     return centsFromReaisString(value.trim());
   } catch (error) {
     if (!(error instanceof MoneyError)) throw error;
-    ctx.issues.push({ code: 'custom', message: 'expected reais like 1500 or 1500.50', input: value });
+    ctx.issues.push({
+      code: 'custom',
+      message: 'expected reais like 1500 or 1500.50',
+      input: value,
+    });
     return z.NEVER;
   }
 });
@@ -140,7 +148,10 @@ export const sandboxOptionsSchema = z
     publicKey: apiKeySchema,
     privateKey: apiKeySchema,
     postbackSecret: z.string().min(1),
-    webhookUrl: z.preprocess((value) => (value === '' || value === undefined ? null : value), httpUrlSchema.nullable()),
+    webhookUrl: z.preprocess(
+      (value) => (value === '' || value === undefined ? null : value),
+      httpUrlSchema.nullable(),
+    ),
     userId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     initialBalance: reaisAmountSchema.default(0),
   })

@@ -31,9 +31,19 @@ const saleItemSchema = z.object({
 
 const cardSchema = z
   .object({
-    number: z.string().regex(/^[0-9]{13,19}$/, 'card.number: 13 to 19 digits').optional(),
-    lastFour: z.string().regex(/^[0-9]{4}$/, 'card.lastFour: 4 digits').optional(),
-    brand: z.string().trim().toUpperCase().regex(/^[A-Z][A-Z_]{1,19}$/, 'card.brand: a brand name like VISA'),
+    number: z
+      .string()
+      .regex(/^[0-9]{13,19}$/, 'card.number: 13 to 19 digits')
+      .optional(),
+    lastFour: z
+      .string()
+      .regex(/^[0-9]{4}$/, 'card.lastFour: 4 digits')
+      .optional(),
+    brand: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .regex(/^[A-Z][A-Z_]{1,19}$/, 'card.brand: a brand name like VISA'),
   })
   .refine((card) => (card.number === undefined) !== (card.lastFour === undefined), {
     message: 'card: give either number or lastFour',
@@ -46,8 +56,14 @@ export const saleCreateRequestSchema = z
     customer: z.object({
       name: z.string().trim().min(1).max(120),
       email: z.email(),
-      document: z.string().regex(/^(?:[0-9]{11}|[0-9]{14})$/, 'customer.document: CPF or CNPJ digits').optional(),
-      phone: z.string().regex(/^[0-9]{8,15}$/, 'customer.phone: digits only').optional(),
+      document: z
+        .string()
+        .regex(/^(?:[0-9]{11}|[0-9]{14})$/, 'customer.document: CPF or CNPJ digits')
+        .optional(),
+      phone: z
+        .string()
+        .regex(/^[0-9]{8,15}$/, 'customer.phone: digits only')
+        .optional(),
     }),
     items: z.array(saleItemSchema).min(1).max(100),
     postbackUrl: httpUrlSchema.optional(),
@@ -57,13 +73,25 @@ export const saleCreateRequestSchema = z
   })
   .superRefine((sale, ctx) => {
     if (sale.installments !== undefined && sale.paymentMethod !== 'CREDIT_CARD') {
-      ctx.addIssue({ code: 'custom', path: ['installments'], message: 'installments apply to CREDIT_CARD only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['installments'],
+        message: 'installments apply to CREDIT_CARD only',
+      });
     }
     if (sale.card !== undefined && !isCardMethod(sale.paymentMethod)) {
-      ctx.addIssue({ code: 'custom', path: ['card'], message: 'card applies to card payments only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['card'],
+        message: 'card applies to card payments only',
+      });
     }
     if (sale.shipping && !sale.items.some((item) => item.tangible)) {
-      ctx.addIssue({ code: 'custom', path: ['shipping'], message: 'shipping applies to physical (tangible) items only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shipping'],
+        message: 'shipping applies to physical (tangible) items only',
+      });
     }
   });
 export type SaleCreateRequest = z.output<typeof saleCreateRequestSchema>;
@@ -77,11 +105,18 @@ export const cashoutRequestSchema = z.object({
         return centsFromReaisNumber(reais);
       } catch (error) {
         if (!(error instanceof MoneyError)) throw error;
-        ctx.issues.push({ code: 'custom', message: 'amount must be reais with at most 2 decimal places', input: reais });
+        ctx.issues.push({
+          code: 'custom',
+          message: 'amount must be reais with at most 2 decimal places',
+          input: reais,
+        });
         return z.NEVER;
       }
     }),
-  pixKey: z.string('pixKey must be a string').min(8, 'pixKey must have 8 to 77 characters').max(77, 'pixKey must have 8 to 77 characters'),
+  pixKey: z
+    .string('pixKey must be a string')
+    .min(8, 'pixKey must have 8 to 77 characters')
+    .max(77, 'pixKey must have 8 to 77 characters'),
   pixKeyType: pixKeyTypeSchema.default('CPF'),
 });
 export type CashoutRequest = z.output<typeof cashoutRequestSchema>;

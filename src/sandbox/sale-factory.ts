@@ -24,7 +24,12 @@ export interface SaleFactoryContext {
   readonly nextItemId: () => number;
 }
 
-async function pixCharge(saleId: number, amountCents: Cents, createdAt: Date, context: SaleFactoryContext): Promise<PixChargeRecord> {
+async function pixCharge(
+  saleId: number,
+  amountCents: Cents,
+  createdAt: Date,
+  context: SaleFactoryContext,
+): Promise<PixChargeRecord> {
   const code = buildPixBrCode({
     merchantKey: context.merchantPixKey,
     merchantName: context.merchantName,
@@ -33,7 +38,8 @@ async function pixCharge(saleId: number, amountCents: Cents, createdAt: Date, co
     txid: `SBX${saleId}`,
   });
   const qrCodeDataUri = await QRCode.toDataURL(code, { errorCorrectionLevel: 'M', margin: 2 });
-  const expiresAt = context.pixExpiryMs === null ? null : new Date(createdAt.getTime() + context.pixExpiryMs);
+  const expiresAt =
+    context.pixExpiryMs === null ? null : new Date(createdAt.getTime() + context.pixExpiryMs);
   return { code, qrCodeDataUri, expiresAt };
 }
 
@@ -68,7 +74,10 @@ export async function buildSale(
       quantity: item.quantity,
       tangible: item.tangible,
     })),
-    pix: request.paymentMethod === 'PIX' ? await pixCharge(id, request.amount, createdAt, context) : null,
+    pix:
+      request.paymentMethod === 'PIX'
+        ? await pixCharge(id, request.amount, createdAt, context)
+        : null,
     boletoCode:
       request.paymentMethod === 'BOLETO'
         ? buildBoletoLine({

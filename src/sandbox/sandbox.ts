@@ -85,7 +85,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const app = createSandboxApp({
     store,
     runtime,
-    account: { publicKey: settings.publicKey, privateKey: settings.privateKey, userId: settings.userId },
+    account: {
+      publicKey: settings.publicKey,
+      privateKey: settings.privateKey,
+      userId: settings.userId,
+    },
     foreignUserId: settings.foreignUserId,
     faults,
     deliveryLog,
@@ -104,13 +108,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return new Promise((resolve, reject) => {
         listening.once('error', (error) => {
           server = null;
-          reject(new SandboxListenError(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error }));
+          reject(
+            new SandboxListenError(`cannot listen on ${host}:${port}: ${error.message}`, {
+              cause: error,
+            }),
+          );
         });
         listening.listen(port, host, () => {
           const address = listening.address() as AddressInfo;
           const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           const url = `http://${hostPart}:${address.port}`;
-          settings.logger.info({ url, userId: settings.userId, webhookUrl: runtime.webhookUrl }, 'sandbox gateway listening');
+          settings.logger.info(
+            { url, userId: settings.userId, webhookUrl: runtime.webhookUrl },
+            'sandbox gateway listening',
+          );
           resolve({ url });
         });
       });

@@ -63,7 +63,10 @@ export interface SandboxStore {
 
 /** A PIX end-to-end id as the banking provider would assign: E + ISPB + time + 11 chars. */
 function bankEndToEndId(at: Date): string {
-  const stamp = at.toISOString().replace(/[^0-9]/g, '').slice(0, 12);
+  const stamp = at
+    .toISOString()
+    .replace(/[^0-9]/g, '')
+    .slice(0, 12);
   return `E99999999${stamp}${randomBytes(8).toString('hex').slice(0, 11).toUpperCase()}`;
 }
 

@@ -1,6 +1,10 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
-import { enqueueNotifications, type NotificationQueue, type RetryPolicy } from '../queue/catalog.js';
+import {
+  enqueueNotifications,
+  type NotificationQueue,
+  type RetryPolicy,
+} from '../queue/catalog.js';
 
 export interface SweeperDeps {
   readonly sql: Sql;

@@ -56,9 +56,15 @@ async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): 
 function observe(result: ProcessResult, inboxEventId: number, deps: NotificationWorkerDeps): void {
   switch (result.kind) {
     case 'done': {
-      deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.result.outcome });
+      deps.metrics.workerOutcomes.inc({
+        resource: result.resource,
+        outcome: result.result.outcome,
+      });
       const level = result.result.outcome === 'invalid' ? 'warn' : 'debug';
-      deps.logger[level]({ inboxEventId, resource: result.resource, ...result.result }, 'notification applied');
+      deps.logger[level](
+        { inboxEventId, resource: result.resource, ...result.result },
+        'notification applied',
+      );
       if (result.result.outcome === 'applied' && result.result.needsReconcile) {
         deps.logger.warn(
           { inboxEventId, from: result.result.from, to: result.result.to },

@@ -8,7 +8,11 @@ import type { Channel } from '../notifications/notification.js';
 import { parseNotification } from '../notifications/parseNotification.js';
 
 export type ProcessResult =
-  | { readonly kind: 'done'; readonly resource: 'sale' | 'withdrawal'; readonly result: MirrorOutcome }
+  | {
+      readonly kind: 'done';
+      readonly resource: 'sale' | 'withdrawal';
+      readonly result: MirrorOutcome;
+    }
   | { readonly kind: 'quarantined'; readonly reason: string }
   /** The row was already finished (a re-run job, a sweeper re-enqueue): nothing to do. */
   | { readonly kind: 'skipped'; readonly state: string }
@@ -21,7 +25,11 @@ export type ProcessResult =
 export async function processInboxEvent(db: Db, inboxEventId: number): Promise<ProcessResult> {
   return db.transaction(async (tx) => {
     const rows = await tx
-      .select({ state: inboxEvents.state, channel: inboxEvents.channel, payload: inboxEvents.payload })
+      .select({
+        state: inboxEvents.state,
+        channel: inboxEvents.channel,
+        payload: inboxEvents.payload,
+      })
       .from(inboxEvents)
       .where(eq(inboxEvents.id, inboxEventId))
       .for('update');

@@ -9,7 +9,12 @@ import {
   withdrawalBody,
 } from '../support/fixtures.js';
 import { startTestPaymirror, type TestPaymirror } from '../support/paymirror.js';
-import { createTestDatabase, createTestQueuePrefix, type TestDatabase, type TestQueuePrefix } from '../support/services.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
 
 // Every row of DESIGN 2's answers table, and the order of checks, through HTTP.
 let db: TestDatabase;
@@ -33,15 +38,23 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const inboxCount = async () => Number((await db.database.sql`select count(*)::int as n from inbox_events`)[0]?.n);
+const inboxCount = async () =>
+  Number((await db.database.sql`select count(*)::int as n from inbox_events`)[0]?.n);
 
 describe('postbacks', () => {
   it('accepts a signed postback and stores it before answering', async () => {
     const answer = await app.postback(postbackBody({ id: 1001, status: 'PAGO' }));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'accepted', id: expect.any(Number) });
-    const rows = await db.database.sql`select channel, state, event_key, resource_type, resource_id from inbox_events where id = ${answer.body.id as number}`;
-    expect(rows[0]).toEqual({ channel: 'postback', state: 'pending', event_key: 'sale:1001:PAGO', resource_type: 'sale', resource_id: '1001' });
+    const rows = await db.database
+      .sql`select channel, state, event_key, resource_type, resource_id from inbox_events where id = ${answer.body.id as number}`;
+    expect(rows[0]).toEqual({
+      channel: 'postback',
+      state: 'pending',
+      event_key: 'sale:1001:PAGO',
+      resource_type: 'sale',
+      resource_id: '1001',
+    });
   });
 
   it('answers duplicate with the id of the first delivery', async () => {
@@ -50,7 +63,8 @@ describe('postbacks', () => {
     const second = await app.postback(body);
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ status: 'duplicate', id: first.body.id });
-    const rows = await db.database.sql`select delivery_count from inbox_events where id = ${first.body.id as number}`;
+    const rows = await db.database
+      .sql`select delivery_count from inbox_events where id = ${first.body.id as number}`;
     expect(rows[0]?.delivery_count).toBe(2);
   });
 
@@ -64,7 +78,8 @@ describe('postbacks', () => {
       const answer = await app.postback(body);
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ status: 'quarantined', id: expect.any(Number) });
-      const rows = await db.database.sql`select state, quarantine_reason from inbox_events where id = ${answer.body.id as number}`;
+      const rows = await db.database
+        .sql`select state, quarantine_reason from inbox_events where id = ${answer.body.id as number}`;
       expect(rows[0]?.state).toBe('quarantined');
       expect(rows[0]?.quarantine_reason).toEqual(expect.any(String));
     }
@@ -83,7 +98,9 @@ describe('postbacks', () => {
     const raw = JSON.stringify(body);
     expect((await app.postback(body, { signature: null })).status).toBe(401);
     expect((await app.postback(body, { signature: 'abc' })).status).toBe(401);
-    expect((await app.postback(body, { signature: sign(raw, 'another-secret-entirely') })).status).toBe(401);
+    expect(
+      (await app.postback(body, { signature: sign(raw, 'another-secret-entirely') })).status,
+    ).toBe(401);
     expect((await app.postback(body, { signature: sign(raw + ' ') })).status).toBe(401);
   });
 
@@ -117,42 +134,76 @@ describe('webhooks', () => {
       withdrawalBody({ id: 9001, status: 'PROCESSING', updatedAt: '2026-11-20T10:00:00.000Z' }),
     );
     expect(withdrawal.body).toEqual({ status: 'accepted', id: expect.any(Number) });
-    const rows = await db.database.sql`select event_key from inbox_events where id = ${withdrawal.body.id as number}`;
+    const rows = await db.database
+      .sql`select event_key from inbox_events where id = ${withdrawal.body.id as number}`;
     expect(rows[0]?.event_key).toBe('withdrawal:9001:PROCESSING:2026-11-20T10:00:00.000Z');
   });
 
   it('normalises updatedAt in the event key, so the same instant in another notation is a duplicate', async () => {
-    const first = await app.webhook(withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T10:00:00Z' }));
-    const second = await app.webhook(withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T07:00:00.000-03:00' }));
+    const first = await app.webhook(
+      withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T10:00:00Z' }),
+    );
+    const second = await app.webhook(
+      withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T07:00:00.000-03:00' }),
+    );
     expect(first.body.status).toBe('accepted');
     expect(second.body).toEqual({ status: 'duplicate', id: first.body.id });
   });
 
   it('404 for an unknown token, the same answer as an unknown path', async () => {
-    const unknownToken = await app.webhook(webhookSaleBody({ id: 2002, status: 'PAGO' }), { token: 'not-the-token-at-all-0000' });
-    const unknownPath = await app.post('/no/such/path', '{}', { 'content-type': 'application/json' });
+    const unknownToken = await app.webhook(webhookSaleBody({ id: 2002, status: 'PAGO' }), {
+      token: 'not-the-token-at-all-0000',
+    });
+    const unknownPath = await app.post('/no/such/path', '{}', {
+      'content-type': 'application/json',
+    });
     expect(unknownToken.status).toBe(404);
     expect(unknownPath.status).toBe(404);
     expect(unknownToken.body).toEqual(unknownPath.body);
   });
 
   it('404 (token) comes before 415 and 413', async () => {
-    const answer = await app.webhook(null, { token: 'wrong-token-wrong-token', contentType: 'text/plain', raw: 'x'.repeat(5000) });
+    const answer = await app.webhook(null, {
+      token: 'wrong-token-wrong-token',
+      contentType: 'text/plain',
+      raw: 'x'.repeat(5000),
+    });
     expect(answer.status).toBe(404);
   });
 
   it('403 for a foreign userId (compared as an integer) or a wrong type', async () => {
-    expect((await app.webhook(webhookSaleBody({ id: 2003, status: 'PAGO', userId: 1 }))).status).toBe(403);
-    expect((await app.webhook(webhookSaleBody({ id: 2004, status: 'PAGO', userId: `${SELLER_USER_ID}.5` }))).status).toBe(403);
-    expect((await app.webhook(webhookSaleBody({ id: 2005, status: 'PAGO', userId: String(SELLER_USER_ID) }))).status).toBe(200);
-    expect((await app.webhook(webhookSaleBody({ id: 2006, status: 'PAGO', type: 'REFUND' }))).status).toBe(403);
-    expect((await app.webhook(webhookSaleBody({ id: 2007, status: 'PAGO', type: undefined }))).status).toBe(403);
+    expect(
+      (await app.webhook(webhookSaleBody({ id: 2003, status: 'PAGO', userId: 1 }))).status,
+    ).toBe(403);
+    expect(
+      (
+        await app.webhook(
+          webhookSaleBody({ id: 2004, status: 'PAGO', userId: `${SELLER_USER_ID}.5` }),
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await app.webhook(
+          webhookSaleBody({ id: 2005, status: 'PAGO', userId: String(SELLER_USER_ID) }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await app.webhook(webhookSaleBody({ id: 2006, status: 'PAGO', type: 'REFUND' }))).status,
+    ).toBe(403);
+    expect(
+      (await app.webhook(webhookSaleBody({ id: 2007, status: 'PAGO', type: undefined }))).status,
+    ).toBe(403);
   });
 
   it('415 → 413 → 400 → 403 in that order', async () => {
     const foreign = webhookSaleBody({ id: 2008, status: 'PAGO', userId: 1 });
     expect((await app.webhook(foreign, { contentType: 'text/xml' })).status).toBe(415);
-    expect((await app.webhook(null, { raw: JSON.stringify({ ...foreign, pad: 'x'.repeat(4000) }) })).status).toBe(413);
+    expect(
+      (await app.webhook(null, { raw: JSON.stringify({ ...foreign, pad: 'x'.repeat(4000) }) }))
+        .status,
+    ).toBe(413);
     expect((await app.webhook(null, { raw: '[]' })).status).toBe(400);
     expect((await app.webhook(foreign)).status).toBe(403);
   });
@@ -163,25 +214,42 @@ describe('webhooks', () => {
   });
 
   it('accepts an impossible move (MED on a card sale): the worker decides', async () => {
-    const answer = await app.webhook(webhookSaleBody({ id: 2010, status: 'MED', paymentMethod: 'CREDIT_CARD' }));
+    const answer = await app.webhook(
+      webhookSaleBody({ id: 2010, status: 'MED', paymentMethod: 'CREDIT_CARD' }),
+    );
     expect(answer.body.status).toBe('accepted');
   });
 
   it('a rejected delivery never enters the inbox', async () => {
     const before = await inboxCount();
     await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO', userId: 1 }));
-    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO' }), { token: 'nope-nope-nope-nope' });
-    await app.postback(postbackBody({ id: 2011, status: 'PAGO' }), { signature: sign('x', POSTBACK_SECRET) });
+    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO' }), {
+      token: 'nope-nope-nope-nope',
+    });
+    await app.postback(postbackBody({ id: 2011, status: 'PAGO' }), {
+      signature: sign('x', POSTBACK_SECRET),
+    });
     expect(await inboxCount()).toBe(before);
   });
 });
 
 describe('source allowlist', () => {
   it('403 when the source is outside WEBHOOK_ALLOWED_CIDRS (after the token check)', async () => {
-    const other = await startTestPaymirror({ db, queue, roles: 'ingress', env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24' } });
+    const other = await startTestPaymirror({
+      db,
+      queue,
+      roles: 'ingress',
+      env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24' },
+    });
     try {
       expect((await other.webhook(webhookSaleBody({ id: 2100, status: 'PAGO' }))).status).toBe(403);
-      expect((await other.webhook(webhookSaleBody({ id: 2100, status: 'PAGO' }), { token: 'bad-bad-bad-bad-bad' })).status).toBe(404);
+      expect(
+        (
+          await other.webhook(webhookSaleBody({ id: 2100, status: 'PAGO' }), {
+            token: 'bad-bad-bad-bad-bad',
+          })
+        ).status,
+      ).toBe(404);
     } finally {
       await other.close();
     }
@@ -195,9 +263,13 @@ describe('source allowlist', () => {
       env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24', TRUSTED_PROXY_COUNT: '1' },
     });
     try {
-      const allowed = await other.webhook(webhookSaleBody({ id: 2101, status: 'PAGO' }), { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      const allowed = await other.webhook(webhookSaleBody({ id: 2101, status: 'PAGO' }), {
+        headers: { 'x-forwarded-for': '203.0.113.7' },
+      });
       expect(allowed.status).toBe(200);
-      const forged = await other.webhook(webhookSaleBody({ id: 2102, status: 'PAGO' }), { headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' } });
+      const forged = await other.webhook(webhookSaleBody({ id: 2102, status: 'PAGO' }), {
+        headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' },
+      });
       expect(forged.status).toBe(403);
     } finally {
       await other.close();
@@ -219,7 +291,10 @@ describe('storage down', () => {
       expect(answer.body.status).toBeUndefined();
       const ready = await fetch(`${down.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({ redis: 'ok', postgres: expect.not.stringMatching(/^ok$/) });
+      expect(await ready.json()).toMatchObject({
+        redis: 'ok',
+        postgres: expect.not.stringMatching(/^ok$/),
+      });
     } finally {
       await down.close();
     }
@@ -235,7 +310,9 @@ describe('health', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
-    expect(metrics).toMatch(/paymirror_deliveries_total\{channel="postback",outcome="accepted",reason=""\} [1-9]/);
+    expect(metrics).toMatch(
+      /paymirror_deliveries_total\{channel="postback",outcome="accepted",reason=""\} [1-9]/,
+    );
   });
 
   it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', () => {

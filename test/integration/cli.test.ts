@@ -2,10 +2,21 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign, webhookSaleBody } from '../support/fixtures.js';
+import {
+  POSTBACK_SECRET,
+  WEBHOOK_TOKEN,
+  postbackBody,
+  sign,
+  webhookSaleBody,
+} from '../support/fixtures.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { waitFor } from '../support/paymirror.js';
-import { createTestDatabase, createTestQueuePrefix, type TestDatabase, type TestQueuePrefix } from '../support/services.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
 
 // bin/paymirror as a user runs it: configuration errors, migrate, start, logs, drain.
 let db: TestDatabase;
@@ -43,7 +54,10 @@ async function stop(run: CliRun) {
 
 describe('configuration errors', () => {
   it('names every bad variable in one message and exits non-zero', async () => {
-    const run = runCli(['start'], baseEnv({ PORT: 'eighty', REDIS_URL: 'http://x', POSTBACK_SECRETS: 'short' }));
+    const run = runCli(
+      ['start'],
+      baseEnv({ PORT: 'eighty', REDIS_URL: 'http://x', POSTBACK_SECRETS: 'short' }),
+    );
     const { code } = await run.exited;
     expect(code).not.toBe(0);
     expect(run.output()).toMatch(/PORT/);
@@ -77,10 +91,17 @@ describe('migrate', () => {
     try {
       url.pathname = `/${name}`;
       const created = postgres(url.toString(), { max: 1, onnotice: () => {} });
-      const tables = await created`select table_name from information_schema.tables where table_schema = 'public' order by 1`;
+      const tables =
+        await created`select table_name from information_schema.tables where table_schema = 'public' order by 1`;
       await created.end();
       expect(tables.map((t) => t.table_name)).toEqual(
-        expect.arrayContaining(['inbox_events', 'sale_items', 'sales', 'status_history', 'withdrawals']),
+        expect.arrayContaining([
+          'inbox_events',
+          'sale_items',
+          'sales',
+          'status_history',
+          'withdrawals',
+        ]),
       );
     } finally {
       await admin.unsafe(`drop database if exists "${name}" with (force)`);
@@ -97,7 +118,10 @@ describe('migrate', () => {
 
 describe('start', () => {
   it('in development without secrets, generates them, prints them with both URLs, warns, and serves', async () => {
-    const run = runCli(['start', '--role', 'ingress'], baseEnv({ PUBLIC_URL: 'https://shop.example.com' }));
+    const run = runCli(
+      ['start', '--role', 'ingress'],
+      baseEnv({ PUBLIC_URL: 'https://shop.example.com' }),
+    );
     try {
       const token = (await run.waitForOutput(/WEBHOOK_TOKENS=([A-Za-z0-9_-]+)/))[1] as string;
       const secret = (await run.waitForOutput(/POSTBACK_SECRETS=([A-Za-z0-9_-]+)/))[1] as string;
@@ -125,22 +149,46 @@ describe('start', () => {
       GATEWAY_PUBLIC_KEY: `pk_live_${randomBytes(12).toString('hex')}`,
       GATEWAY_PRIVATE_KEY: `sk_live_${randomBytes(12).toString('hex')}`,
     };
-    const run = runCli(['start'], baseEnv({ ...secrets, SELLER_USER_ID: '4242', LOG_LEVEL: 'trace' }));
+    const run = runCli(
+      ['start'],
+      baseEnv({ ...secrets, SELLER_USER_ID: '4242', LOG_LEVEL: 'trace' }),
+    );
     const signatures: string[] = [];
     try {
       const url = await listeningUrl(run);
       const raw = JSON.stringify(postbackBody({ id: 8101, status: 'PAGO' }));
       signatures.push(sign(raw));
       const send = (path: string, body: string, headers: Record<string, string> = {}) =>
-        fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...headers },
+        });
       expect((await send('/postbacks', raw, { 'x-signature': sign(raw) })).status).toBe(200);
-      expect((await send('/postbacks', raw, { 'x-signature': sign(raw, 'wrong-secret-wrong') })).status).toBe(401);
-      expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO', userId: 1 })))).status).toBe(403);
-      expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO' })))).status).toBe(200);
+      expect(
+        (await send('/postbacks', raw, { 'x-signature': sign(raw, 'wrong-secret-wrong') })).status,
+      ).toBe(401);
+      expect(
+        (
+          await send(
+            `/webhooks/${WEBHOOK_TOKEN}`,
+            JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO', userId: 1 })),
+          )
+        ).status,
+      ).toBe(403);
+      expect(
+        (
+          await send(
+            `/webhooks/${WEBHOOK_TOKEN}`,
+            JSON.stringify(webhookSaleBody({ id: 8101, status: 'PAGO' })),
+          )
+        ).status,
+      ).toBe(200);
       expect((await send(`/webhooks/${WEBHOOK_TOKEN}x`, '{}')).status).toBe(404);
       expect((await send(`/webhooks/${WEBHOOK_TOKEN}`, 'not json')).status).toBe(400);
       await waitFor(async () => {
-        const rows = await db.database.sql`select count(*)::int as n from inbox_events where resource_id = 8101 and state = 'processed'`;
+        const rows = await db.database
+          .sql`select count(*)::int as n from inbox_events where resource_id = 8101 and state = 'processed'`;
         return rows[0]?.n === 2;
       });
     } finally {
@@ -156,16 +204,24 @@ describe('start', () => {
   });
 
   it('drains on SIGTERM: every acknowledged delivery is stored, and exits 0', async () => {
-    const run = runCli(['start'], baseEnv({ POSTBACK_SECRETS: POSTBACK_SECRET, WEBHOOK_TOKENS: WEBHOOK_TOKEN }));
+    const run = runCli(
+      ['start'],
+      baseEnv({ POSTBACK_SECRETS: POSTBACK_SECRET, WEBHOOK_TOKENS: WEBHOOK_TOKEN }),
+    );
     const url = await listeningUrl(run);
-    const bodies = Array.from({ length: 60 }, (_, i) => JSON.stringify(postbackBody({ id: 8200 + i, status: 'PAGO' })));
+    const bodies = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify(postbackBody({ id: 8200 + i, status: 'PAGO' })),
+    );
     const answers = bodies.map((raw) =>
       fetch(`${url}/postbacks`, {
         method: 'POST',
         body: raw,
         headers: { 'content-type': 'application/json', 'x-signature': sign(raw) },
       }).then(
-        async (response) => ({ status: response.status, body: (await response.json()) as { id?: number } }),
+        async (response) => ({
+          status: response.status,
+          body: (await response.json()) as { id?: number },
+        }),
         () => ({ status: 0, body: {} }),
       ),
     );
@@ -181,13 +237,20 @@ describe('start', () => {
     expect(stored).toHaveLength(acknowledged.length);
 
     // Whatever the drain left pending is applied by the next start: nothing acknowledged is lost.
-    const again = runCli(['start', '--role', 'worker,scheduler'], baseEnv({ SWEEP_AFTER_SECONDS: '0' }));
+    const again = runCli(
+      ['start', '--role', 'worker,scheduler'],
+      baseEnv({ SWEEP_AFTER_SECONDS: '0' }),
+    );
     try {
       await listeningUrl(again);
-      await waitFor(async () => {
-        const rows = await db.database.sql`select count(*)::int as n from inbox_events where id = any(${acknowledged}) and state = 'processed'`;
-        return rows[0]?.n === acknowledged.length;
-      }, { timeoutMs: 30_000 });
+      await waitFor(
+        async () => {
+          const rows = await db.database
+            .sql`select count(*)::int as n from inbox_events where id = any(${acknowledged}) and state = 'processed'`;
+          return rows[0]?.n === acknowledged.length;
+        },
+        { timeoutMs: 30_000 },
+      );
     } finally {
       expect((await stop(again)).code).toBe(0);
     }

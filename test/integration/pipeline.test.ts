@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { postbackBody, sign, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import { createTestDatabase, createTestQueuePrefix, type TestDatabase, type TestQueuePrefix } from '../support/services.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
 
 // The whole path: HTTP → inbox → queue → worker → mirror, on the real services.
 let db: TestDatabase;
@@ -24,11 +29,14 @@ afterAll(async () => {
 const sql = () => db.database.sql;
 
 async function processed(inboxId: number): Promise<{ state: string; outcome: string | null }> {
-  return waitFor(async () => {
-    const rows = await sql()<{ state: string; outcome: string | null }[]>`
+  return waitFor(
+    async () => {
+      const rows = await sql()<{ state: string; outcome: string | null }[]>`
       select state, outcome from inbox_events where id = ${inboxId}`;
-    return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
-  }, { what: `inbox row ${inboxId} to finish` });
+      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
+    },
+    { what: `inbox row ${inboxId} to finish` },
+  );
 }
 
 async function saleStatus(id: number): Promise<string | undefined> {
@@ -56,7 +64,9 @@ describe('dedupe', () => {
     const id = accepted[0]?.body.id as number;
     expect(new Set(duplicates.map((d) => d.body.id))).toEqual(new Set([id]));
     await processed(id);
-    expect(await history('sale', 5001)).toEqual([{ from_status: null, to_status: 'PAGO', source: 'postback' }]);
+    expect(await history('sale', 5001)).toEqual([
+      { from_status: null, to_status: 'PAGO', source: 'postback' },
+    ]);
     const inbox = await sql()`select delivery_count from inbox_events where resource_id = 5001`;
     expect(inbox).toEqual([{ delivery_count: 20 }]);
   });
@@ -66,7 +76,10 @@ describe('dedupe', () => {
     await processed(post.body.id as number);
     const hook = await app.webhook(webhookSaleBody({ id: 5002, status: 'PAGO' }));
     expect(hook.body.status).toBe('accepted');
-    expect(await processed(hook.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
+    expect(await processed(hook.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'noop',
+    });
     const rows = await sql()`select fee_cents, external_transaction_id from sales where id = 5002`;
     expect(rows[0]).toEqual({ fee_cents: '150', external_transaction_id: 'ext-5002' });
     expect(await history('sale', 5002)).toHaveLength(1);
@@ -80,7 +93,10 @@ describe('dedupe', () => {
     const again = await app.postback(body);
     expect(again.body.status).toBe('accepted');
     expect(again.body.id).not.toBe(first.body.id);
-    expect(await processed(again.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
+    expect(await processed(again.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'noop',
+    });
   });
 });
 
@@ -89,7 +105,10 @@ describe('ordering', () => {
     const refund = await app.postback(postbackBody({ id: 5101, status: 'ESTORNADO' }));
     await processed(refund.body.id as number);
     const late = await app.postback(postbackBody({ id: 5101, status: 'PAGO' }));
-    expect(await processed(late.body.id as number)).toEqual({ state: 'processed', outcome: 'stale' });
+    expect(await processed(late.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'stale',
+    });
     expect(await saleStatus(5101)).toBe('ESTORNADO');
     expect(await history('sale', 5101)).toHaveLength(1);
   });
@@ -98,7 +117,10 @@ describe('ordering', () => {
     const pending = await app.postback(postbackBody({ id: 5102, status: 'PENDENTE' }));
     await processed(pending.body.id as number);
     const refund = await app.postback(postbackBody({ id: 5102, status: 'ESTORNADO' }));
-    expect(await processed(refund.body.id as number)).toEqual({ state: 'processed', outcome: 'applied' });
+    expect(await processed(refund.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
     expect(await saleStatus(5102)).toBe('ESTORNADO');
     expect(await history('sale', 5102)).toEqual([
       { from_status: null, to_status: 'PENDENTE', source: 'postback' },
@@ -107,19 +129,38 @@ describe('ordering', () => {
   });
 
   it('a withdrawal COMPLETED then an older PROCESSING stays COMPLETED', async () => {
-    const done = await app.webhook(withdrawalBody({ id: 9101, status: 'COMPLETED', updatedAt: '2026-11-20T12:00:00.000Z' }));
+    const done = await app.webhook(
+      withdrawalBody({ id: 9101, status: 'COMPLETED', updatedAt: '2026-11-20T12:00:00.000Z' }),
+    );
     await processed(done.body.id as number);
-    const older = await app.webhook(withdrawalBody({ id: 9101, status: 'PROCESSING', updatedAt: '2026-11-20T11:00:00.000Z' }));
-    expect(await processed(older.body.id as number)).toEqual({ state: 'processed', outcome: 'stale' });
-    const rows = await sql()`select status, amount_cents, extract(epoch from gateway_updated_at)::int as updated from withdrawals where id = 9101`;
-    expect(rows[0]).toEqual({ status: 'COMPLETED', amount_cents: '15050', updated: Date.parse('2026-11-20T12:00:00.000Z') / 1000 });
+    const older = await app.webhook(
+      withdrawalBody({ id: 9101, status: 'PROCESSING', updatedAt: '2026-11-20T11:00:00.000Z' }),
+    );
+    expect(await processed(older.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'stale',
+    });
+    const rows =
+      await sql()`select status, amount_cents, extract(epoch from gateway_updated_at)::int as updated from withdrawals where id = 9101`;
+    expect(rows[0]).toEqual({
+      status: 'COMPLETED',
+      amount_cents: '15050',
+      updated: Date.parse('2026-11-20T12:00:00.000Z') / 1000,
+    });
   });
 
   it('MED on a card sale ends quarantined with outcome invalid and changes nothing', async () => {
-    const paid = await app.postback(postbackBody({ id: 5103, status: 'PAGO', paymentMethod: 'CREDIT_CARD' }));
+    const paid = await app.postback(
+      postbackBody({ id: 5103, status: 'PAGO', paymentMethod: 'CREDIT_CARD' }),
+    );
     await processed(paid.body.id as number);
-    const med = await app.webhook(webhookSaleBody({ id: 5103, status: 'MED', paymentMethod: 'CREDIT_CARD' }));
-    expect(await processed(med.body.id as number)).toEqual({ state: 'quarantined', outcome: 'invalid' });
+    const med = await app.webhook(
+      webhookSaleBody({ id: 5103, status: 'MED', paymentMethod: 'CREDIT_CARD' }),
+    );
+    expect(await processed(med.body.id as number)).toEqual({
+      state: 'quarantined',
+      outcome: 'invalid',
+    });
     expect(await saleStatus(5103)).toBe('PAGO');
   });
 
@@ -127,14 +168,23 @@ describe('ordering', () => {
     const paid = await app.postback(postbackBody({ id: 5104, status: 'PAGO' }));
     await processed(paid.body.id as number);
     const med = await app.postback(postbackBody({ id: 5104, status: 'MED' }));
-    expect(await processed(med.body.id as number)).toEqual({ state: 'processed', outcome: 'applied' });
-    const rows = await sql()`select status, next_reconcile_at is not null as marked from sales where id = 5104`;
+    expect(await processed(med.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
+    const rows =
+      await sql()`select status, next_reconcile_at is not null as marked from sales where id = 5104`;
     expect(rows[0]).toEqual({ status: 'MED', marked: true });
   });
 
   it('a body with non-ASCII characters is verified as sent, bytes and all', async () => {
-    const raw = JSON.stringify(postbackBody({ id: 5105, status: 'PAGO', customerName: 'João Conceição 🧾' }));
-    const answer = await app.postback(null, { raw: Buffer.from(raw, 'utf8'), signature: sign(Buffer.from(raw, 'utf8')) });
+    const raw = JSON.stringify(
+      postbackBody({ id: 5105, status: 'PAGO', customerName: 'João Conceição 🧾' }),
+    );
+    const answer = await app.postback(null, {
+      raw: Buffer.from(raw, 'utf8'),
+      signature: sign(Buffer.from(raw, 'utf8')),
+    });
     expect(answer.body.status).toBe('accepted');
     await processed(answer.body.id as number);
     const rows = await sql()`select customer_name from sales where id = 5105`;
@@ -142,12 +192,18 @@ describe('ordering', () => {
   });
 
   it('money lands as bigint centavos, items included', async () => {
-    const answer = await app.postback(postbackBody({ id: 5106, status: 'PAGO', amount: '123456789' }));
+    const answer = await app.postback(
+      postbackBody({ id: 5106, status: 'PAGO', amount: '123456789' }),
+    );
     await processed(answer.body.id as number);
-    const sale = await sql()`select amount_cents, pg_typeof(amount_cents)::text as type from sales where id = 5106`;
+    const sale =
+      await sql()`select amount_cents, pg_typeof(amount_cents)::text as type from sales where id = 5106`;
     expect(sale[0]).toEqual({ amount_cents: '123456789', type: 'bigint' });
-    const items = await sql()`select item_id, unit_price_cents, quantity, tangible from sale_items where sale_id = 5106`;
-    expect(items).toEqual([{ item_id: '1', unit_price_cents: '123456789', quantity: 1, tangible: true }]);
+    const items =
+      await sql()`select item_id, unit_price_cents, quantity, tangible from sale_items where sale_id = 5106`;
+    expect(items).toEqual([
+      { item_id: '1', unit_price_cents: '123456789', quantity: 1, tangible: true },
+    ]);
   });
 });
 
@@ -159,16 +215,27 @@ describe('losing Redis loses nothing', () => {
     try {
       answer = await ingress.postback(postbackBody({ id: 5201, status: 'PAGO' }));
       expect(answer.body.status).toBe('accepted');
-      const probe = new Queue(NOTIFICATIONS_QUEUE, { connection: { url: isolated.redisUrl }, prefix: isolated.prefix });
+      const probe = new Queue(NOTIFICATIONS_QUEUE, {
+        connection: { url: isolated.redisUrl },
+        prefix: isolated.prefix,
+      });
       expect((await probe.getJobCounts('waiting')).waiting).toBe(1);
       await probe.close();
     } finally {
       await ingress.close();
     }
     expect(await isolated.deleteKeys()).toBeGreaterThan(0);
-    const rest = await startTestPaymirror({ db, queue: isolated, roles: 'worker,scheduler', env: { SWEEP_AFTER_SECONDS: '0' } });
+    const rest = await startTestPaymirror({
+      db,
+      queue: isolated,
+      roles: 'worker,scheduler',
+      env: { SWEEP_AFTER_SECONDS: '0' },
+    });
     try {
-      expect(await processed(answer.body.id as number)).toEqual({ state: 'processed', outcome: 'applied' });
+      expect(await processed(answer.body.id as number)).toEqual({
+        state: 'processed',
+        outcome: 'applied',
+      });
       expect(await saleStatus(5201)).toBe('PAGO');
       expect(await history('sale', 5201)).toHaveLength(1);
     } finally {
@@ -188,11 +255,16 @@ describe('failures', () => {
       end $$;
       create trigger refuse_sale_6001 before insert on sales for each row execute function refuse_sale_6001();`);
     const isolated = createTestQueuePrefix();
-    const other = await startTestPaymirror({ db, queue: isolated, env: { JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '10' } });
+    const other = await startTestPaymirror({
+      db,
+      queue: isolated,
+      env: { JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '10' },
+    });
     try {
       const answer = await other.postback(postbackBody({ id: 6001, status: 'PAGO' }));
       const row = await waitFor(async () => {
-        const rows = await sql()`select state, attempts, last_error from inbox_events where id = ${answer.body.id as number}`;
+        const rows =
+          await sql()`select state, attempts, last_error from inbox_events where id = ${answer.body.id as number}`;
         return rows[0]?.state === 'failed' ? rows[0] : undefined;
       });
       expect(row).toMatchObject({ state: 'failed', attempts: 3 });
@@ -201,7 +273,9 @@ describe('failures', () => {
     } finally {
       await other.close();
       await isolated.drop();
-      await sql().unsafe('drop trigger refuse_sale_6001 on sales; drop function refuse_sale_6001();');
+      await sql().unsafe(
+        'drop trigger refuse_sale_6001 on sales; drop function refuse_sale_6001();',
+      );
     }
   });
 });

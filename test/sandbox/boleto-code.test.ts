@@ -1,10 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildBoletoLine, dueDateFactor, mod10, mod11 } from '../../src/sandbox/domain/boleto-code.js';
+import {
+  buildBoletoLine,
+  dueDateFactor,
+  mod10,
+  mod11,
+} from '../../src/sandbox/domain/boleto-code.js';
 
 /** Rebuilds the 44-digit barcode from the 47-digit line. */
 function barcodeOf(line: string): string {
-  return line.slice(0, 4) + line.slice(32, 33) + line.slice(33, 47) + line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31);
+  return (
+    line.slice(0, 4) +
+    line.slice(32, 33) +
+    line.slice(33, 47) +
+    line.slice(4, 9) +
+    line.slice(10, 20) +
+    line.slice(21, 31)
+  );
 }
 
 describe('boleto linha digitável', () => {
@@ -34,13 +46,17 @@ describe('boleto linha digitável', () => {
 
   it('stays valid for any sale id and amount', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 ** 15 }), fc.integer({ min: 1, max: 9_999_999_999 }), (saleId, cents) => {
-        const line = buildBoletoLine({ saleId, amountCents: cents, dueDate });
-        const barcode = barcodeOf(line);
-        expect(line).toHaveLength(47);
-        expect(Number(barcode[4])).toBe(mod11(barcode.slice(0, 4) + barcode.slice(5)));
-        expect(Number(line.slice(37))).toBe(cents);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10 ** 15 }),
+        fc.integer({ min: 1, max: 9_999_999_999 }),
+        (saleId, cents) => {
+          const line = buildBoletoLine({ saleId, amountCents: cents, dueDate });
+          const barcode = barcodeOf(line);
+          expect(line).toHaveLength(47);
+          expect(Number(barcode[4])).toBe(mod11(barcode.slice(0, 4) + barcode.slice(5)));
+          expect(Number(line.slice(37))).toBe(cents);
+        },
+      ),
     );
   });
 });

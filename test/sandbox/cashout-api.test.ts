@@ -4,7 +4,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
-import { errorShapeA, errorShapeB, errorShapeC, withdrawalCreatedSchema, withdrawalReadSchema } from './support/spec-schemas.js';
+import {
+  errorShapeA,
+  errorShapeB,
+  errorShapeC,
+  withdrawalCreatedSchema,
+  withdrawalReadSchema,
+} from './support/spec-schemas.js';
 
 let harness: Harness;
 beforeEach(async () => {
@@ -17,7 +23,11 @@ const cashout = (body: unknown, keys: 'valid' | 'missing' | 'wrong' = 'valid') =
 
 describe('POST /api/public/cashout success', () => {
   it('answers a Withdrawal without updatedAt, status PENDING, reais strings and the fee breakdown', async () => {
-    const answer = await cashout({ amount: 150.5, pixKey: 'maria@example.com', pixKeyType: 'EMAIL' });
+    const answer = await cashout({
+      amount: 150.5,
+      pixKey: 'maria@example.com',
+      pixKeyType: 'EMAIL',
+    });
     expect(answer.status).toBe(201);
     const withdrawal = withdrawalCreatedSchema.parse(answer.body);
     expect(withdrawal).toMatchObject({
@@ -61,8 +71,12 @@ describe('POST /api/public/cashout errors (spec 7.1)', () => {
   });
 
   it('accepts pixKey lengths 8 and 77', async () => {
-    expect((await cashout({ amount: 150, pixKey: 'k'.repeat(8), pixKeyType: 'RANDOM' })).status).toBe(201);
-    expect((await cashout({ amount: 150, pixKey: 'k'.repeat(77), pixKeyType: 'RANDOM' })).status).toBe(201);
+    expect(
+      (await cashout({ amount: 150, pixKey: 'k'.repeat(8), pixKeyType: 'RANDOM' })).status,
+    ).toBe(201);
+    expect(
+      (await cashout({ amount: 150, pixKey: 'k'.repeat(77), pixKeyType: 'RANDOM' })).status,
+    ).toBe(201);
   });
 
   it('400 shape B for a body that is not JSON', async () => {
@@ -77,14 +91,17 @@ describe('POST /api/public/cashout errors (spec 7.1)', () => {
     errorShapeB.parse(answer.body);
   });
 
-  it.each(['API_WITHDRAWAL_DISABLED_GLOBALLY', 'TRANSFER_NOT_ALLOWED'])('403 shape A %s', async (errorType) => {
-    await harness.control('/restrictions', { cashoutBlock: errorType });
-    const answer = await cashout({ amount: 150, pixKey: '12345678909' });
-    expect(answer.status).toBe(403);
-    expect(errorShapeA.parse(answer.body).errorType).toBe(errorType);
-    await harness.control('/restrictions', { cashoutBlock: null });
-    expect((await cashout({ amount: 150, pixKey: '12345678909' })).status).toBe(201);
-  });
+  it.each(['API_WITHDRAWAL_DISABLED_GLOBALLY', 'TRANSFER_NOT_ALLOWED'])(
+    '403 shape A %s',
+    async (errorType) => {
+      await harness.control('/restrictions', { cashoutBlock: errorType });
+      const answer = await cashout({ amount: 150, pixKey: '12345678909' });
+      expect(answer.status).toBe(403);
+      expect(errorShapeA.parse(answer.body).errorType).toBe(errorType);
+      await harness.control('/restrictions', { cashoutBlock: null });
+      expect((await cashout({ amount: 150, pixKey: '12345678909' })).status).toBe(201);
+    },
+  );
 
   it('422 shape A MINIMUM_VALUE below 100.00', async () => {
     const answer = await cashout({ amount: 99.99, pixKey: '12345678909' });
@@ -116,11 +133,15 @@ describe('POST /api/public/cashout errors (spec 7.1)', () => {
   it('checks in the order body, limits, balance', async () => {
     await harness.control('/balance', { availableCents: 0 });
     expect((await cashout({ amount: 50, pixKey: 'short' })).status).toBe(400);
-    expect(errorShapeA.parse((await cashout({ amount: 50, pixKey: '12345678909' })).body).errorType).toBe('MINIMUM_VALUE');
-    expect(errorShapeA.parse((await cashout({ amount: 200000, pixKey: '12345678909' })).body).errorType).toBe('MAXIMUM_VALUE');
-    expect(errorShapeA.parse((await cashout({ amount: 150, pixKey: '12345678909' })).body).errorType).toBe(
-      'INSUFFICIENT_BALANCE',
-    );
+    expect(
+      errorShapeA.parse((await cashout({ amount: 50, pixKey: '12345678909' })).body).errorType,
+    ).toBe('MINIMUM_VALUE');
+    expect(
+      errorShapeA.parse((await cashout({ amount: 200000, pixKey: '12345678909' })).body).errorType,
+    ).toBe('MAXIMUM_VALUE');
+    expect(
+      errorShapeA.parse((await cashout({ amount: 150, pixKey: '12345678909' })).body).errorType,
+    ).toBe('INSUFFICIENT_BALANCE');
   });
 });
 
@@ -135,7 +156,12 @@ describe('GET /api/public/cashout/{id}', () => {
     const answer = await harness.call('GET', `/api/public/cashout/${id}`);
     expect(answer.status).toBe(200);
     const withdrawal = withdrawalReadSchema.parse(answer.body);
-    expect(withdrawal).toMatchObject({ id, amount: '150.50', netAmount: '147.75', status: 'PENDING' });
+    expect(withdrawal).toMatchObject({
+      id,
+      amount: '150.50',
+      netAmount: '147.75',
+      status: 'PENDING',
+    });
     expect(withdrawal.updatedAt).toBe(withdrawal.createdAt);
   });
 
@@ -143,14 +169,18 @@ describe('GET /api/public/cashout/{id}', () => {
     const id = await create();
     await harness.moveWithdrawal(id, 'PROCESSING');
     expect((await harness.moveWithdrawal(id, 'REJECTED')).status).toBe(200);
-    const withdrawal = withdrawalReadSchema.parse((await harness.call('GET', `/api/public/cashout/${id}`)).body);
+    const withdrawal = withdrawalReadSchema.parse(
+      (await harness.call('GET', `/api/public/cashout/${id}`)).body,
+    );
     expect(withdrawal.status).toBe('FAILED');
     expect(Date.parse(withdrawal.updatedAt)).toBeGreaterThan(Date.parse(withdrawal.createdAt));
   });
 
   it('answers 401 shape C without keys, 400 shape B for a bad id, 404 shape B for an unknown id', async () => {
     const id = await create();
-    const unauthorized = await harness.call('GET', `/api/public/cashout/${id}`, { keys: 'missing' });
+    const unauthorized = await harness.call('GET', `/api/public/cashout/${id}`, {
+      keys: 'missing',
+    });
     expect(unauthorized.status).toBe(401);
     expect(errorShapeC.parse(unauthorized.body).error.code).toBe('UNAUTHORIZED');
     const badId = await harness.call('GET', '/api/public/cashout/x1');

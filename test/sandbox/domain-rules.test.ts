@@ -22,24 +22,34 @@ describe('fee rules', () => {
   });
 
   it('charges cashouts 2.00 fixed + 0.50 % variable', () => {
-    expect(cashoutFees(15050)).toEqual({ fixedCents: 200, variableCents: 75, totalCents: 275, netAmountCents: 14775 });
+    expect(cashoutFees(15050)).toEqual({
+      fixedCents: 200,
+      variableCents: 75,
+      totalCents: 275,
+      netAmountCents: 14775,
+    });
   });
 
   it('always splits an amount exactly into fee and net', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(...paymentMethodSchema.options), (amount, method) => {
-        const fees = saleFees(amount, method);
-        expect(fees.systemFeeCents + fees.netAmountCents).toBe(amount);
-        expect(Number.isSafeInteger(fees.systemFeeCents) && fees.systemFeeCents >= 0).toBe(true);
-        expect(fees.netAmountCents).toBeGreaterThanOrEqual(0);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.constantFrom(...paymentMethodSchema.options),
+        (amount, method) => {
+          const fees = saleFees(amount, method);
+          expect(fees.systemFeeCents + fees.netAmountCents).toBe(amount);
+          expect(Number.isSafeInteger(fees.systemFeeCents) && fees.systemFeeCents >= 0).toBe(true);
+          expect(fees.netAmountCents).toBeGreaterThanOrEqual(0);
+        },
+      ),
     );
   });
 });
 
 describe('sale machine (spec 3.1)', () => {
   it('has no move out of a final status', () => {
-    for (const final of ['CANCELADO', 'RECUSADO', 'ESTORNADO'] as const) expect(SALE_EDGES[final]).toEqual([]);
+    for (const final of ['CANCELADO', 'RECUSADO', 'ESTORNADO'] as const)
+      expect(SALE_EDGES[final]).toEqual([]);
   });
 
   it('allows MED for PIX only and CHARGEBACK for cards only', () => {
@@ -54,11 +64,15 @@ describe('sale machine (spec 3.1)', () => {
 
   it('allows exactly the table edges for a method that may take them', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...saleStatusSchema.options), fc.constantFrom(...saleStatusSchema.options), (from, to) => {
-        const verdict = judgeSaleMove('CREDIT_CARD', from, to);
-        const expected = SALE_EDGES[from].includes(to) && to !== 'MED';
-        expect(verdict.kind === 'allowed').toBe(expected);
-      }),
+      fc.property(
+        fc.constantFrom(...saleStatusSchema.options),
+        fc.constantFrom(...saleStatusSchema.options),
+        (from, to) => {
+          const verdict = judgeSaleMove('CREDIT_CARD', from, to);
+          const expected = SALE_EDGES[from].includes(to) && to !== 'MED';
+          expect(verdict.kind === 'allowed').toBe(expected);
+        },
+      ),
     );
   });
 });
@@ -74,12 +88,36 @@ describe('withdrawal machine', () => {
 
 describe('balance effects', () => {
   it('credits on payment, reserves during MED, returns on a win, drops the reserve on a loss', () => {
-    expect(saleBalanceChange('PENDENTE', 'PAGO', 990, 0)).toEqual({ availableDelta: 990, reserveDelta: 0, saleReserveCents: 0 });
-    expect(saleBalanceChange('PAGO', 'MED', 990, 0)).toEqual({ availableDelta: -990, reserveDelta: 990, saleReserveCents: 990 });
-    expect(saleBalanceChange('MED', 'PAGO', 990, 990)).toEqual({ availableDelta: 990, reserveDelta: -990, saleReserveCents: 0 });
-    expect(saleBalanceChange('MED', 'ESTORNADO', 990, 990)).toEqual({ availableDelta: 0, reserveDelta: -990, saleReserveCents: 0 });
-    expect(saleBalanceChange('PAGO', 'ESTORNADO', 990, 0)).toEqual({ availableDelta: -990, reserveDelta: 0, saleReserveCents: 0 });
-    expect(saleBalanceChange('PENDENTE', 'CANCELADO', 990, 0)).toEqual({ availableDelta: 0, reserveDelta: 0, saleReserveCents: 0 });
+    expect(saleBalanceChange('PENDENTE', 'PAGO', 990, 0)).toEqual({
+      availableDelta: 990,
+      reserveDelta: 0,
+      saleReserveCents: 0,
+    });
+    expect(saleBalanceChange('PAGO', 'MED', 990, 0)).toEqual({
+      availableDelta: -990,
+      reserveDelta: 990,
+      saleReserveCents: 990,
+    });
+    expect(saleBalanceChange('MED', 'PAGO', 990, 990)).toEqual({
+      availableDelta: 990,
+      reserveDelta: -990,
+      saleReserveCents: 0,
+    });
+    expect(saleBalanceChange('MED', 'ESTORNADO', 990, 990)).toEqual({
+      availableDelta: 0,
+      reserveDelta: -990,
+      saleReserveCents: 0,
+    });
+    expect(saleBalanceChange('PAGO', 'ESTORNADO', 990, 0)).toEqual({
+      availableDelta: -990,
+      reserveDelta: 0,
+      saleReserveCents: 0,
+    });
+    expect(saleBalanceChange('PENDENTE', 'CANCELADO', 990, 0)).toEqual({
+      availableDelta: 0,
+      reserveDelta: 0,
+      saleReserveCents: 0,
+    });
   });
 });
 

@@ -40,11 +40,14 @@ function verifies(request: ReceivedRequest, secret: string): boolean {
 }
 
 async function pixSaleWithPostback(overrides: Record<string, unknown> = {}): Promise<number> {
-  const { id } = await harness.createSale(saleBody('PIX', { postbackUrl: receiver.postbackUrl, ...overrides }));
+  const { id } = await harness.createSale(
+    saleBody('PIX', { postbackUrl: receiver.postbackUrl, ...overrides }),
+  );
   return id;
 }
 
-const statuses = (requests: ReceivedRequest[]) => requests.map((request) => bodyJson(request).status);
+const statuses = (requests: ReceivedRequest[]) =>
+  requests.map((request) => bodyJson(request).status);
 
 describe('transaction notifications', () => {
   it('sends nothing at creation (PENDENTE) nor for EM_PROCESSAMENTO', async () => {
@@ -85,8 +88,22 @@ describe('transaction notifications', () => {
       type: 'TRANSACTION',
     });
     expect(body.saleItems).toEqual([
-      { id: expect.any(Number), saleId: id, title: 'Curso online', unitPrice: '10000', quantity: 1, tangible: false },
-      { id: expect.any(Number), saleId: id, title: 'Apostila', unitPrice: '2525', quantity: 2, tangible: false },
+      {
+        id: expect.any(Number),
+        saleId: id,
+        title: 'Curso online',
+        unitPrice: '10000',
+        quantity: 1,
+        tangible: false,
+      },
+      {
+        id: expect.any(Number),
+        saleId: id,
+        title: 'Apostila',
+        unitPrice: '2525',
+        quantity: 2,
+        tangible: false,
+      },
     ]);
   });
 
@@ -99,13 +116,18 @@ describe('transaction notifications', () => {
     expect(postback?.headers['content-type']).toMatch(/^application\/json/);
     const body = postbackTransactionSchema.parse(bodyJson(postback as ReceivedRequest));
     expect(Object.keys(body)).toEqual(POSTBACK_TRANSACTION_KEYS);
-    expect(body.externalTransactionId).toBe(harness.sandbox.state.sales.get(id)?.externalTransactionId);
+    expect(body.externalTransactionId).toBe(
+      harness.sandbox.state.sales.get(id)?.externalTransactionId,
+    );
     expect(body).toMatchObject({ id, userId: TEST_USER_ID, amount: '15050', status: 'PAGO' });
-    for (const webhookOnly of ['fee', 'transactionId', 'type']) expect(body).not.toHaveProperty(webhookOnly);
+    for (const webhookOnly of ['fee', 'transactionId', 'type'])
+      expect(body).not.toHaveProperty(webhookOnly);
   });
 
   it('signs the postback: lowercase hex HMAC-SHA256 of the raw body bytes, compact JSON', async () => {
-    const id = await pixSaleWithPostback({ customer: { name: 'José Ação', email: 'jose@example.com' } });
+    const id = await pixSaleWithPostback({
+      customer: { name: 'José Ação', email: 'jose@example.com' },
+    });
     await harness.moveSale(id, 'PAGO');
     await harness.sandbox.idle();
 
@@ -114,7 +136,9 @@ describe('transaction notifications', () => {
     expect(String(request.headers['x-signature'])).toMatch(/^[0-9a-f]{64}$/);
     expect(verifies(request, TEST_POSTBACK_SECRET)).toBe(true);
     expect(verifies(request, 'another-secret')).toBe(false);
-    expect(request.rawBody.toString('utf8')).toBe(JSON.stringify(JSON.parse(request.rawBody.toString('utf8'))));
+    expect(request.rawBody.toString('utf8')).toBe(
+      JSON.stringify(JSON.parse(request.rawBody.toString('utf8'))),
+    );
   });
 
   it('signs with the secret set through the control API', async () => {
@@ -127,16 +151,33 @@ describe('transaction notifications', () => {
 
   it('notifies every status of 6.2 on both channels, in order', async () => {
     const pix = await pixSaleWithPostback();
-    for (const status of ['PAGO', 'MED', 'PAGO', 'ESTORNADO']) expect((await harness.moveSale(pix, status)).status).toBe(200);
-    const card = (await harness.createSale(saleBody('CREDIT_CARD', { postbackUrl: receiver.postbackUrl }))).id;
-    for (const status of ['FALHA', 'PAGO', 'CHARGEBACK', 'PAGO']) expect((await harness.moveSale(card, status)).status).toBe(200);
-    const refused = (await harness.createSale(saleBody('DEBIT_CARD', { postbackUrl: receiver.postbackUrl }))).id;
+    for (const status of ['PAGO', 'MED', 'PAGO', 'ESTORNADO'])
+      expect((await harness.moveSale(pix, status)).status).toBe(200);
+    const card = (
+      await harness.createSale(saleBody('CREDIT_CARD', { postbackUrl: receiver.postbackUrl }))
+    ).id;
+    for (const status of ['FALHA', 'PAGO', 'CHARGEBACK', 'PAGO'])
+      expect((await harness.moveSale(card, status)).status).toBe(200);
+    const refused = (
+      await harness.createSale(saleBody('DEBIT_CARD', { postbackUrl: receiver.postbackUrl }))
+    ).id;
     await harness.moveSale(refused, 'RECUSADO');
     const cancelled = await pixSaleWithPostback();
     await harness.moveSale(cancelled, 'CANCELADO');
     await harness.sandbox.idle();
 
-    const expected = ['PAGO', 'MED', 'PAGO', 'ESTORNADO', 'FALHA', 'PAGO', 'CHARGEBACK', 'PAGO', 'RECUSADO', 'CANCELADO'];
+    const expected = [
+      'PAGO',
+      'MED',
+      'PAGO',
+      'ESTORNADO',
+      'FALHA',
+      'PAGO',
+      'CHARGEBACK',
+      'PAGO',
+      'RECUSADO',
+      'CANCELADO',
+    ];
     expect(statuses(receiver.webhooks())).toEqual(expected);
     expect(statuses(receiver.postbacks())).toEqual(expected);
   });
@@ -152,7 +193,9 @@ describe('transaction notifications', () => {
     );
     await harness.moveSale(id, 'PAGO');
     await harness.sandbox.idle();
-    const webhook = webhookTransactionSchema.parse(bodyJson(receiver.webhooks()[0] as ReceivedRequest));
+    const webhook = webhookTransactionSchema.parse(
+      bodyJson(receiver.webhooks()[0] as ReceivedRequest),
+    );
     expect(webhook.boletoCode).toMatch(/^[0-9]{47}$/);
     expect(webhook.pixKey).toBeNull();
     expect(JSON.parse(webhook.shipping ?? 'null')).toEqual(shipping);
@@ -198,8 +241,12 @@ describe('withdrawal notifications (spec 6.5)', () => {
     await harness.moveWithdrawal(id, 'PROCESSING');
     await harness.moveWithdrawal(id, 'COMPLETED');
     await harness.sandbox.idle();
-    const [processing, completed] = receiver.webhooks().map((request) => withdrawalNotificationSchema.parse(bodyJson(request)));
-    expect(receiver.webhooks().every((request) => request.headers['x-signature'] === undefined)).toBe(true);
+    const [processing, completed] = receiver
+      .webhooks()
+      .map((request) => withdrawalNotificationSchema.parse(bodyJson(request)));
+    expect(
+      receiver.webhooks().every((request) => request.headers['x-signature'] === undefined),
+    ).toBe(true);
     expect(processing).toMatchObject({
       id,
       userId: TEST_USER_ID,
@@ -212,9 +259,15 @@ describe('withdrawal notifications (spec 6.5)', () => {
       user: { id: TEST_USER_ID, name: 'Loja Exemplo', email: 'financeiro@loja.example' },
       type: 'WITHDRAWAL',
     });
-    expect(completed).toMatchObject({ id, status: 'COMPLETED', externalId: processing?.externalId });
+    expect(completed).toMatchObject({
+      id,
+      status: 'COMPLETED',
+      externalId: processing?.externalId,
+    });
     expect(completed?.processedAt).toBe(completed?.updatedAt);
-    expect(Date.parse(completed?.updatedAt ?? '')).toBeGreaterThan(Date.parse(processing?.updatedAt ?? ''));
+    expect(Date.parse(completed?.updatedAt ?? '')).toBeGreaterThan(
+      Date.parse(processing?.updatedAt ?? ''),
+    );
   });
 
   it('sends REJECTED (not FAILED) and CANCELLED', async () => {
@@ -224,7 +277,9 @@ describe('withdrawal notifications (spec 6.5)', () => {
     const cancelled = await requestCashout();
     await harness.moveWithdrawal(cancelled, 'CANCELLED');
     await harness.sandbox.idle();
-    const bodies = receiver.webhooks().map((request) => withdrawalNotificationSchema.parse(bodyJson(request)));
+    const bodies = receiver
+      .webhooks()
+      .map((request) => withdrawalNotificationSchema.parse(bodyJson(request)));
     expect(bodies.map((body) => [body.id, body.status])).toEqual([
       [rejected, 'PROCESSING'],
       [rejected, 'REJECTED'],

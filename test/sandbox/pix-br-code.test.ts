@@ -20,7 +20,18 @@ describe('BR Code (PIX copy-and-paste)', () => {
   it('carries the EMV fields of a PIX charge', () => {
     const code = buildPixBrCode(charge);
     const fields = parseEmvFields(code);
-    expect([...fields.keys()]).toEqual(['00', '26', '52', '53', '54', '58', '59', '60', '62', '63']);
+    expect([...fields.keys()]).toEqual([
+      '00',
+      '26',
+      '52',
+      '53',
+      '54',
+      '58',
+      '59',
+      '60',
+      '62',
+      '63',
+    ]);
     expect(fields.get('00')).toBe('01');
     const account = parseEmvFields(fields.get('26') ?? '');
     expect(account.get('00')).toBe('br.gov.bcb.pix');
@@ -42,11 +53,15 @@ describe('BR Code (PIX copy-and-paste)', () => {
 
   it('keeps a valid CRC and the exact amount in reais for any amount', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 99_999_999_999 }), fc.integer({ min: 1, max: 10 ** 12 }), (cents, id) => {
-        const code = buildPixBrCode({ ...charge, amountCents: cents, txid: `SBX${id}` });
-        expect(code.slice(-4)).toBe(crc16Ccitt(code.slice(0, -4)));
-        expect(parseEmvFields(code).get('54')).toBe(reaisStringFromCents(cents));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 99_999_999_999 }),
+        fc.integer({ min: 1, max: 10 ** 12 }),
+        (cents, id) => {
+          const code = buildPixBrCode({ ...charge, amountCents: cents, txid: `SBX${id}` });
+          expect(code.slice(-4)).toBe(crc16Ccitt(code.slice(0, -4)));
+          expect(parseEmvFields(code).get('54')).toBe(reaisStringFromCents(cents));
+        },
+      ),
     );
   });
 

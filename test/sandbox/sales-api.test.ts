@@ -5,7 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crc16Ccitt } from '../../src/sandbox/domain/pix-br-code.js';
 import { saleBody, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
-import { errorShapeB, errorShapeC, parseEmvFields, saleCreatedSchema, transactionReadSchema } from './support/spec-schemas.js';
+import {
+  errorShapeB,
+  errorShapeC,
+  parseEmvFields,
+  saleCreatedSchema,
+  transactionReadSchema,
+} from './support/spec-schemas.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -29,7 +35,12 @@ describe('POST /api/sales', () => {
     expect(sale.amount).toBe('15050');
     expect(sale.status).toBe('PENDENTE');
     expect(sale.paymentMethod).toBe('PIX');
-    expect(sale.customer).toEqual({ name: 'Maria Silva', email: 'maria@example.com', document: '12345678909', phone: '11987654321' });
+    expect(sale.customer).toEqual({
+      name: 'Maria Silva',
+      email: 'maria@example.com',
+      document: '12345678909',
+      phone: '11987654321',
+    });
     expect(sale.payment.method).toBe('PIX');
     expect(sale.payment.installments).toBeNull();
     expect(sale.shipping).toBeNull();
@@ -40,7 +51,10 @@ describe('POST /api/sales', () => {
     expect(key.slice(-4)).toBe(crc16Ccitt(key.slice(0, -4)));
     expect(parseEmvFields(key).get('54')).toBe('150.50');
     expect(parseEmvFields(key).get('53')).toBe('986');
-    const png = Buffer.from((pix?.qrCodeBase64 ?? '').replace('data:image/png;base64,', ''), 'base64');
+    const png = Buffer.from(
+      (pix?.qrCodeBase64 ?? '').replace('data:image/png;base64,', ''),
+      'base64',
+    );
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(Date.parse(pix?.expiresAt ?? '')).toBeGreaterThan(Date.parse(sale.createdAt));
   });
@@ -69,8 +83,17 @@ describe('POST /api/sales', () => {
   });
 
   it('encodes shipping as a JSON string for physical products', async () => {
-    const shipping = { street: 'Rua A', number: '10', city: 'Curitiba', state: 'PR', zipCode: '80000000' };
-    const body = saleBody('PIX', { items: [{ title: 'Livro', unitPrice: 15050, quantity: 1, tangible: true }], shipping });
+    const shipping = {
+      street: 'Rua A',
+      number: '10',
+      city: 'Curitiba',
+      state: 'PR',
+      zipCode: '80000000',
+    };
+    const body = saleBody('PIX', {
+      items: [{ title: 'Livro', unitPrice: 15050, quantity: 1, tangible: true }],
+      shipping,
+    });
     const { id, answer } = await harness.createSale(body);
     const { sale } = saleCreatedSchema.parse(answer.body);
     expect(typeof sale.shipping).toBe('string');
@@ -79,8 +102,13 @@ describe('POST /api/sales', () => {
   });
 
   it('leaves optional customer fields out when they were not given', async () => {
-    const { answer } = await harness.createSale(saleBody('PIX', { customer: { name: 'Ana', email: 'ana@example.com' } }));
-    expect(saleCreatedSchema.parse(answer.body).sale.customer).toEqual({ name: 'Ana', email: 'ana@example.com' });
+    const { answer } = await harness.createSale(
+      saleBody('PIX', { customer: { name: 'Ana', email: 'ana@example.com' } }),
+    );
+    expect(saleCreatedSchema.parse(answer.body).sale.customer).toEqual({
+      name: 'Ana',
+      email: 'ana@example.com',
+    });
   });
 
   it.each([
@@ -90,7 +118,10 @@ describe('POST /api/sales', () => {
     ['unknown payment method', { paymentMethod: 'CHEQUE' }],
     ['no items', { items: [] }],
     ['customer without email', { customer: { name: 'Ana' } }],
-    ['phone with symbols', { customer: { name: 'Ana', email: 'ana@example.com', phone: '(11) 98765-4321' } }],
+    [
+      'phone with symbols',
+      { customer: { name: 'Ana', email: 'ana@example.com', phone: '(11) 98765-4321' } },
+    ],
     ['installments on PIX', { installments: 2 }],
     ['card on PIX', { card: { lastFour: '1234', brand: 'VISA' } }],
     ['shipping for digital items', { shipping: { city: 'Recife' } }],
@@ -107,12 +138,15 @@ describe('POST /api/sales', () => {
     errorShapeB.parse(answer.body);
   });
 
-  it.each(['missing', 'wrong', 'public-only', 'swapped'] as const)('answers 401 shape C UNAUTHORIZED with keys %s', async (keys) => {
-    const answer = await harness.call('POST', '/api/sales', { body: saleBody('PIX'), keys });
-    expect(answer.status).toBe(401);
-    expect(errorShapeC.parse(answer.body).error.code).toBe('UNAUTHORIZED');
-    expect(harness.sandbox.state.sales.size).toBe(0);
-  });
+  it.each(['missing', 'wrong', 'public-only', 'swapped'] as const)(
+    'answers 401 shape C UNAUTHORIZED with keys %s',
+    async (keys) => {
+      const answer = await harness.call('POST', '/api/sales', { body: saleBody('PIX'), keys });
+      expect(answer.status).toBe(401);
+      expect(errorShapeC.parse(answer.body).error.code).toBe('UNAUTHORIZED');
+      expect(harness.sandbox.state.sales.size).toBe(0);
+    },
+  );
 
   it('answers 403 shape C FORBIDDEN when the account may not create sales', async () => {
     await harness.control('/restrictions', { salesForbidden: true });
@@ -151,7 +185,13 @@ describe('GET /api/transactions/{id} read form', () => {
       boletoCode: null,
     });
     expect(transaction.items).toEqual([
-      { id: expect.any(Number), title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false },
+      {
+        id: expect.any(Number),
+        title: 'Curso online',
+        unitPrice: 10000,
+        quantity: 1,
+        tangible: false,
+      },
       { id: expect.any(Number), title: 'Apostila', unitPrice: 2525, quantity: 2, tangible: false },
     ]);
     expect(typeof transaction.externalTransactionId).toBe('string');
@@ -178,7 +218,11 @@ describe('GET /api/transactions/{id} read form', () => {
   it('keeps only the last four digits of a card', async () => {
     const { id } = await harness.createSale(saleBody('DEBIT_CARD'));
     const transaction = await read(id);
-    expect(transaction).toMatchObject({ cardLastFour: '5678', cardBrand: 'MASTERCARD', paymentMethod: 'DEBIT_CARD' });
+    expect(transaction).toMatchObject({
+      cardLastFour: '5678',
+      cardBrand: 'MASTERCARD',
+      paymentMethod: 'DEBIT_CARD',
+    });
     expect(transaction).not.toHaveProperty('installments');
   });
 });

@@ -13,18 +13,24 @@ beforeEach(async () => {
 afterEach(() => harness.close());
 
 describe('GET /api/transactions/{id} errors (spec 7.2)', () => {
-  it.each(['abc', '1.5', '-1', '1e3', '%20'])('400 shape B when the id %j is not a valid number', async (id) => {
-    const answer = await harness.call('GET', `/api/transactions/${id}`);
-    expect(answer.status).toBe(400);
-    errorShapeB.parse(answer.body);
-  });
+  it.each(['abc', '1.5', '-1', '1e3', '%20'])(
+    '400 shape B when the id %j is not a valid number',
+    async (id) => {
+      const answer = await harness.call('GET', `/api/transactions/${id}`);
+      expect(answer.status).toBe(400);
+      errorShapeB.parse(answer.body);
+    },
+  );
 
-  it.each(['missing', 'wrong', 'public-only', 'swapped'] as const)('401 shape B when keys are %s', async (keys) => {
-    const { id } = await harness.createSale(saleBody('PIX'));
-    const answer = await harness.call('GET', `/api/transactions/${id}`, { keys });
-    expect(answer.status).toBe(401);
-    errorShapeB.parse(answer.body);
-  });
+  it.each(['missing', 'wrong', 'public-only', 'swapped'] as const)(
+    '401 shape B when keys are %s',
+    async (keys) => {
+      const { id } = await harness.createSale(saleBody('PIX'));
+      const answer = await harness.call('GET', `/api/transactions/${id}`, { keys });
+      expect(answer.status).toBe(401);
+      errorShapeB.parse(answer.body);
+    },
+  );
 
   it('403 shape B when the transaction belongs to another account', async () => {
     const foreign = await harness.control('/foreign-sales', { paymentMethod: 'PIX', amount: 5000 });

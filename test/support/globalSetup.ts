@@ -14,8 +14,12 @@ const LOCAL_REDIS = 'redis://127.0.0.1:6379';
 const stops: (() => Promise<unknown>)[] = [];
 
 export async function setup(project: TestProject): Promise<void> {
-  const databaseUrl = process.env.TEST_DATABASE_URL ?? (await postgresAnswers(LOCAL_DATABASE) ? LOCAL_DATABASE : await startPostgresContainer());
-  const redisUrl = process.env.TEST_REDIS_URL ?? (await redisAnswers(LOCAL_REDIS) ? LOCAL_REDIS : await startRedisContainer());
+  const databaseUrl =
+    process.env.TEST_DATABASE_URL ??
+    ((await postgresAnswers(LOCAL_DATABASE)) ? LOCAL_DATABASE : await startPostgresContainer());
+  const redisUrl =
+    process.env.TEST_REDIS_URL ??
+    ((await redisAnswers(LOCAL_REDIS)) ? LOCAL_REDIS : await startRedisContainer());
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', redisUrl);
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
@@ -38,7 +42,12 @@ async function postgresAnswers(url: string): Promise<boolean> {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     return (await redis.ping()) === 'PONG';

@@ -22,7 +22,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     database,
     async drop() {
       await database.close();
-      const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1, onnotice: () => {} });
+      const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), {
+        max: 1,
+        onnotice: () => {},
+      });
       try {
         await admin.unsafe(`drop database if exists "${name}" with (force)`);
       } finally {
@@ -55,7 +58,13 @@ export function createTestQueuePrefix(): TestQueuePrefix {
       let deleted = 0;
       let cursor = '0';
       do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:${pattern}`, 'COUNT', 500);
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${prefix}:${pattern}`,
+          'COUNT',
+          500,
+        );
         cursor = next;
         if (keys.length > 0) deleted += await redis.del(...keys);
       } while (cursor !== '0');

@@ -35,7 +35,14 @@ describe('parseConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['DATABASE_URL', 'PORT', 'POSTBACK_SECRETS', 'WEBHOOK_TOKENS', 'LOG_LEVEL', 'SELLER_USER_ID']) {
+    for (const name of [
+      'DATABASE_URL',
+      'PORT',
+      'POSTBACK_SECRETS',
+      'WEBHOOK_TOKENS',
+      'LOG_LEVEL',
+      'SELLER_USER_ID',
+    ]) {
       expect(message).toContain(name);
     }
     expect(message).not.toContain('has spaces in it but long');
@@ -52,7 +59,9 @@ describe('parseConfig', () => {
 
   it('wants all three gateway variables or none, and checks CIDRs', () => {
     expect(() => parseConfig({ GATEWAY_PUBLIC_KEY: 'pk' })).toThrow(/GATEWAY_BASE_URL/);
-    expect(() => parseConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/40' })).toThrow(/WEBHOOK_ALLOWED_CIDRS/);
+    expect(() => parseConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/40' })).toThrow(
+      /WEBHOOK_ALLOWED_CIDRS/,
+    );
   });
 });
 

@@ -4,7 +4,10 @@ import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtur
 
 describe('parseNotification', () => {
   it('converts a postback into centavos, dates and items', () => {
-    const result = parseNotification('postback', postbackBody({ id: 7, status: 'PAGO', amount: '15050', shipping: '{"city":"Recife"}' }));
+    const result = parseNotification(
+      'postback',
+      postbackBody({ id: 7, status: 'PAGO', amount: '15050', shipping: '{"city":"Recife"}' }),
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.notice).toMatchObject({
@@ -25,10 +28,22 @@ describe('parseNotification', () => {
   });
 
   it('reads withdrawal amounts as reais and normalises updatedAt in the key', () => {
-    const result = parseNotification('webhook', withdrawalBody({ id: 9, status: 'REJECTED', amount: '150.5', updatedAt: '2026-11-20T07:00:00-03:00' }));
+    const result = parseNotification(
+      'webhook',
+      withdrawalBody({
+        id: 9,
+        status: 'REJECTED',
+        amount: '150.5',
+        updatedAt: '2026-11-20T07:00:00-03:00',
+      }),
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.notice).toMatchObject({ kind: 'withdrawal', amountCents: 15050, status: 'REJECTED' });
+    expect(result.notice).toMatchObject({
+      kind: 'withdrawal',
+      amountCents: 15050,
+      status: 'REJECTED',
+    });
     expect(eventKeyOf(result.notice)).toBe('withdrawal:9:REJECTED:2026-11-20T10:00:00.000Z');
   });
 
@@ -43,16 +58,36 @@ describe('parseNotification', () => {
     ['a numeric amount', { amount: 15000 }],
     ['an unknown payment method', { paymentMethod: 'CHEQUE' }],
     ['a bad date', { date: 'yesterday' }],
-    ['a bad item price', { saleItems: [{ id: 1, title: 't', unitPrice: '1,50', quantity: 1, tangible: true }] }],
+    [
+      'a bad item price',
+      { saleItems: [{ id: 1, title: 't', unitPrice: '1,50', quantity: 1, tangible: true }] },
+    ],
     ['a fractional fee', { fee: 1.5 }],
   ])('quarantines %s', (_name, override) => {
-    const result = parseNotification('postback', { ...postbackBody({ id: 10, status: 'PAGO' }), ...override });
+    const result = parseNotification('postback', {
+      ...postbackBody({ id: 10, status: 'PAGO' }),
+      ...override,
+    });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason.length).toBeGreaterThan(0);
   });
 
   it('quarantines a withdrawal with more than two decimals or no updatedAt', () => {
-    expect(parseNotification('webhook', withdrawalBody({ id: 11, status: 'COMPLETED', amount: '150.505', updatedAt: '2026-11-20T10:00:00Z' })).ok).toBe(false);
-    expect(parseNotification('webhook', { ...withdrawalBody({ id: 11, status: 'COMPLETED', updatedAt: 'x' }) }).ok).toBe(false);
+    expect(
+      parseNotification(
+        'webhook',
+        withdrawalBody({
+          id: 11,
+          status: 'COMPLETED',
+          amount: '150.505',
+          updatedAt: '2026-11-20T10:00:00Z',
+        }),
+      ).ok,
+    ).toBe(false);
+    expect(
+      parseNotification('webhook', {
+        ...withdrawalBody({ id: 11, status: 'COMPLETED', updatedAt: 'x' }),
+      }).ok,
+    ).toBe(false);
   });
 });

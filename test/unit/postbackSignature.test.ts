@@ -28,7 +28,9 @@ describe('verifyPostbackSignature', () => {
 
   it('accepts any of several configured secrets (rotation)', () => {
     const body = Buffer.from(compact);
-    expect(verifyPostbackSignature(body, hmac(compact, OLD_SECRET), [SECRET, OLD_SECRET])).toBe(true);
+    expect(verifyPostbackSignature(body, hmac(compact, OLD_SECRET), [SECRET, OLD_SECRET])).toBe(
+      true,
+    );
     expect(verifyPostbackSignature(body, hmac(compact, OLD_SECRET), [SECRET])).toBe(false);
   });
 
@@ -45,7 +47,9 @@ describe('verifyPostbackSignature', () => {
   });
 
   it('accepts an uppercase hex header: the same digest, another spelling', () => {
-    expect(verifyPostbackSignature(Buffer.from(compact), hmac(compact).toUpperCase(), [SECRET])).toBe(true);
+    expect(
+      verifyPostbackSignature(Buffer.from(compact), hmac(compact).toUpperCase(), [SECRET]),
+    ).toBe(true);
   });
 
   it('rejects everything when no secret is configured', () => {
@@ -54,11 +58,15 @@ describe('verifyPostbackSignature', () => {
 
   it('never accepts a signature made with another secret, whatever the body', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.string({ minLength: 1 }), (bytes, other) => {
-        fc.pre(other !== SECRET);
-        const body = Buffer.from(bytes);
-        return !verifyPostbackSignature(body, hmac(body, other), [SECRET]);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.string({ minLength: 1 }),
+        (bytes, other) => {
+          fc.pre(other !== SECRET);
+          const body = Buffer.from(bytes);
+          return !verifyPostbackSignature(body, hmac(body, other), [SECRET]);
+        },
+      ),
     );
   });
 });

@@ -7,7 +7,12 @@
  * for a retry, delayed or held, so that idle() resolves only when nothing can still
  * reach a receiver.
  */
-import type { DeliveryAttemptEntry, DeliveryChannel, DeliveryLog, DeliveryOutcome } from './delivery-log.js';
+import type {
+  DeliveryAttemptEntry,
+  DeliveryChannel,
+  DeliveryLog,
+  DeliveryOutcome,
+} from './delivery-log.js';
 import type { FaultInjector } from './faults.js';
 import type { SandboxLogger } from '../options.js';
 
@@ -94,7 +99,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (pending === 0) wakeIdleWaiters();
   }
 
-  function record(delivery: Delivery, fields: { statusCode: number | null; error: string | null; outcome: DeliveryOutcome }): void {
+  function record(
+    delivery: Delivery,
+    fields: { statusCode: number | null; error: string | null; outcome: DeliveryOutcome },
+  ): void {
     const { headers: _headers, ...described } = delivery;
     const entry: DeliveryAttemptEntry = { ...described, ...fields, at: deps.now().toISOString() };
     deps.log.append(entry);
@@ -165,7 +173,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (delivered) return finish();
     if (gaveUp) {
       deps.logger.warn(
-        { deliveryId: delivery.deliveryId, url: delivery.url, attempts: delivery.attempt, statusCode, error },
+        {
+          deliveryId: delivery.deliveryId,
+          url: delivery.url,
+          attempts: delivery.attempt,
+          statusCode,
+          error,
+        },
         'notification delivery abandoned',
       );
       return finish();
@@ -178,13 +192,22 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (closed) return;
       const template = { ...notification, faults: [...notification.faults] };
       if (deps.faults.strikes('drop')) {
-        const dropped: Delivery = { ...template, faults: [...template.faults, 'drop'], deliveryId: nextDeliveryId++, attempt: 0 };
+        const dropped: Delivery = {
+          ...template,
+          faults: [...template.faults, 'drop'],
+          deliveryId: nextDeliveryId++,
+          attempt: 0,
+        };
         record(dropped, { statusCode: null, error: null, outcome: 'dropped' });
         return;
       }
       const duplicated = deps.faults.strikes('duplicate');
       const delayMs = deps.faults.strikes('delay') ? deps.faults.delayMs() : 0;
-      const tags = [...template.faults, ...(duplicated ? ['duplicate'] : []), ...(delayMs > 0 ? ['delay'] : [])];
+      const tags = [
+        ...template.faults,
+        ...(duplicated ? ['duplicate'] : []),
+        ...(delayMs > 0 ? ['delay'] : []),
+      ];
       const deliveries: Delivery[] = Array.from({ length: duplicated ? 2 : 1 }, () => ({
         ...template,
         faults: [...tags],

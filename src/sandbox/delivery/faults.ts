@@ -49,7 +49,9 @@ export class FaultsError extends Error {
 export function mergeFaults(current: Faults, patch: Partial<Faults>): Faults {
   const merged = { ...current, ...patch };
   if (merged.delayMinMs > merged.delayMaxMs) {
-    throw new FaultsError(`delayMinMs (${merged.delayMinMs}) exceeds delayMaxMs (${merged.delayMaxMs})`);
+    throw new FaultsError(
+      `delayMinMs (${merged.delayMinMs}) exceeds delayMaxMs (${merged.delayMaxMs})`,
+    );
   }
   return merged;
 }

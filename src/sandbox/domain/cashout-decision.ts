@@ -9,17 +9,33 @@ export const CASHOUT_MAXIMUM_CENTS: Cents = 10_000_000;
 
 export type CashoutDecision =
   | { readonly kind: 'accept' }
-  | { readonly kind: 'refuse'; readonly errorType: 'MINIMUM_VALUE' | 'MAXIMUM_VALUE' | 'INSUFFICIENT_BALANCE'; readonly message: string };
+  | {
+      readonly kind: 'refuse';
+      readonly errorType: 'MINIMUM_VALUE' | 'MAXIMUM_VALUE' | 'INSUFFICIENT_BALANCE';
+      readonly message: string;
+    };
 
 export function decideCashout(amountCents: Cents, availableCents: Cents): CashoutDecision {
   if (amountCents < CASHOUT_MINIMUM_CENTS) {
-    return { kind: 'refuse', errorType: 'MINIMUM_VALUE', message: 'The minimum cashout amount is 100.00' };
+    return {
+      kind: 'refuse',
+      errorType: 'MINIMUM_VALUE',
+      message: 'The minimum cashout amount is 100.00',
+    };
   }
   if (amountCents > CASHOUT_MAXIMUM_CENTS) {
-    return { kind: 'refuse', errorType: 'MAXIMUM_VALUE', message: 'The maximum cashout amount is 100000.00' };
+    return {
+      kind: 'refuse',
+      errorType: 'MAXIMUM_VALUE',
+      message: 'The maximum cashout amount is 100000.00',
+    };
   }
   if (amountCents > availableCents) {
-    return { kind: 'refuse', errorType: 'INSUFFICIENT_BALANCE', message: 'Insufficient available balance for this cashout' };
+    return {
+      kind: 'refuse',
+      errorType: 'INSUFFICIENT_BALANCE',
+      message: 'Insufficient available balance for this cashout',
+    };
   }
   return { kind: 'accept' };
 }

@@ -58,5 +58,10 @@ export function cashoutFees(amount: Cents): CashoutFees {
   const fixed = Math.min(amount, CASHOUT_FEE_RULE.fixedCents);
   const variable = Math.min(amount - fixed, basisPointsOf(amount, CASHOUT_FEE_RULE.basisPoints));
   const total = fixed + variable;
-  return { fixedCents: fixed, variableCents: variable, totalCents: total, netAmountCents: amount - total };
+  return {
+    fixedCents: fixed,
+    variableCents: variable,
+    totalCents: total,
+    netAmountCents: amount - total,
+  };
 }

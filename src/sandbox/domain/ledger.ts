@@ -31,13 +31,21 @@ export function saleBalanceChange(
 ): BalanceChange {
   const disputed = DISPUTES.includes(from);
   if (to === 'PAGO' && disputed) {
-    return { availableDelta: saleReserveCents, reserveDelta: -saleReserveCents, saleReserveCents: 0 };
+    return {
+      availableDelta: saleReserveCents,
+      reserveDelta: -saleReserveCents,
+      saleReserveCents: 0,
+    };
   }
   if (to === 'PAGO') {
     return { availableDelta: netAmountCents, reserveDelta: 0, saleReserveCents: 0 };
   }
   if (from === 'PAGO' && DISPUTES.includes(to)) {
-    return { availableDelta: -netAmountCents, reserveDelta: netAmountCents, saleReserveCents: netAmountCents };
+    return {
+      availableDelta: -netAmountCents,
+      reserveDelta: netAmountCents,
+      saleReserveCents: netAmountCents,
+    };
   }
   if (to === 'ESTORNADO' && disputed) {
     return { availableDelta: 0, reserveDelta: -saleReserveCents, saleReserveCents: 0 };

@@ -24,9 +24,14 @@ const METHODS_ALLOWED_INTO: Partial<Record<SaleStatus, readonly PaymentMethod[]>
   MED: ['PIX'],
 };
 
-export type SaleMoveVerdict = { readonly kind: 'allowed' } | { readonly kind: 'illegal'; readonly reason: string };
+export type SaleMoveVerdict =
+  { readonly kind: 'allowed' } | { readonly kind: 'illegal'; readonly reason: string };
 
-export function judgeSaleMove(method: PaymentMethod, from: SaleStatus, to: SaleStatus): SaleMoveVerdict {
+export function judgeSaleMove(
+  method: PaymentMethod,
+  from: SaleStatus,
+  to: SaleStatus,
+): SaleMoveVerdict {
   const allowedMethods = METHODS_ALLOWED_INTO[to];
   if (allowedMethods && !allowedMethods.includes(method)) {
     return {
@@ -36,7 +41,8 @@ export function judgeSaleMove(method: PaymentMethod, from: SaleStatus, to: SaleS
   }
   const edges = SALE_EDGES[from];
   if (!edges.includes(to)) {
-    const options = edges.length === 0 ? `${from} is final` : `allowed from ${from}: ${edges.join(', ')}`;
+    const options =
+      edges.length === 0 ? `${from} is final` : `allowed from ${from}: ${edges.join(', ')}`;
     return { kind: 'illegal', reason: `a sale cannot move from ${from} to ${to} (${options})` };
   }
   return { kind: 'allowed' };

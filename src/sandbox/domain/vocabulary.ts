@@ -54,5 +54,8 @@ export const cashoutErrorTypeSchema = z.enum([
 export type CashoutErrorType = z.infer<typeof cashoutErrorTypeSchema>;
 
 /** The 403 reasons a seller account can be configured with (spec 7.1). */
-export const cashoutBlockSchema = z.enum(['API_WITHDRAWAL_DISABLED_GLOBALLY', 'TRANSFER_NOT_ALLOWED']);
+export const cashoutBlockSchema = z.enum([
+  'API_WITHDRAWAL_DISABLED_GLOBALLY',
+  'TRANSFER_NOT_ALLOWED',
+]);
 export type CashoutBlock = z.infer<typeof cashoutBlockSchema>;

@@ -14,13 +14,16 @@ export const WITHDRAWAL_EDGES: Readonly<Record<WithdrawalStatus, readonly Withdr
 };
 
 export type WithdrawalMoveVerdict =
-  | { readonly kind: 'allowed' }
-  | { readonly kind: 'illegal'; readonly reason: string };
+  { readonly kind: 'allowed' } | { readonly kind: 'illegal'; readonly reason: string };
 
-export function judgeWithdrawalMove(from: WithdrawalStatus, to: WithdrawalStatus): WithdrawalMoveVerdict {
+export function judgeWithdrawalMove(
+  from: WithdrawalStatus,
+  to: WithdrawalStatus,
+): WithdrawalMoveVerdict {
   const edges = WITHDRAWAL_EDGES[from];
   if (edges.includes(to)) return { kind: 'allowed' };
-  const options = edges.length === 0 ? `${from} is final` : `allowed from ${from}: ${edges.join(', ')}`;
+  const options =
+    edges.length === 0 ? `${from} is final` : `allowed from ${from}: ${edges.join(', ')}`;
   return { kind: 'illegal', reason: `a withdrawal cannot move from ${from} to ${to} (${options})` };
 }
 

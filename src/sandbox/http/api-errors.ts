@@ -9,7 +9,12 @@ import type { CashoutErrorType } from '../domain/vocabulary.js';
 
 export type AuthFailureShape = 'B' | 'C';
 
-export function sendShapeA(res: Response, status: number, errorType: CashoutErrorType, message: string): void {
+export function sendShapeA(
+  res: Response,
+  status: number,
+  errorType: CashoutErrorType,
+  message: string,
+): void {
   res.status(status).json({ message, errorType });
 }
 
@@ -17,7 +22,12 @@ export function sendShapeB(res: Response, status: number, message: string, error
   res.status(status).json({ message, error });
 }
 
-export function sendShapeC(res: Response, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN', message: string): void {
+export function sendShapeC(
+  res: Response,
+  status: number,
+  code: 'UNAUTHORIZED' | 'FORBIDDEN',
+  message: string,
+): void {
   res.status(status).json({ success: false, error: { code, message } });
 }
 

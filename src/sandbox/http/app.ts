@@ -31,7 +31,12 @@ export function createSandboxApp(deps: HttpDeps): Express {
 
   app.use(salesRoutes(deps));
   app.use(cashoutRoutes(deps));
-  app.use(CONTROL_PREFIX, express.json({ limit: '64kb' }), controlRecordRoutes(deps), controlSettingsRoutes(deps));
+  app.use(
+    CONTROL_PREFIX,
+    express.json({ limit: '64kb' }),
+    controlRecordRoutes(deps),
+    controlSettingsRoutes(deps),
+  );
 
   app.use((req, res) => {
     const message = `no route for ${req.method} ${req.path}`;
@@ -41,7 +46,12 @@ export function createSandboxApp(deps: HttpDeps): Express {
 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
     const status = clientErrorStatus(error);
-    const description = status === 400 ? 'request body is not valid JSON' : error instanceof Error ? error.message : 'request error';
+    const description =
+      status === 400
+        ? 'request body is not valid JSON'
+        : error instanceof Error
+          ? error.message
+          : 'request error';
     if (status === null) deps.logger.warn({ err: error, path: req.path }, 'sandbox request failed');
     if (isControlPath(req.originalUrl)) return sendControlError(res, status ?? 500, description);
     if (status !== null) return sendShapeB(res, status, 'Invalid data', description);

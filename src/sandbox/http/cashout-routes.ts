@@ -33,7 +33,8 @@ export function cashoutRoutes(deps: HttpDeps): Router {
     express.json({ limit: '64kb' }),
     (req, res) => {
       const parsed = cashoutRequestSchema.safeParse(req.body);
-      if (!parsed.success) return sendShapeB(res, 400, 'Invalid data', z.prettifyError(parsed.error));
+      if (!parsed.success)
+        return sendShapeB(res, 400, 'Invalid data', z.prettifyError(parsed.error));
       const result = deps.store.requestCashout(authenticatedUserId(res), {
         amountCents: parsed.data.amount,
         pixKey: parsed.data.pixKey,
@@ -44,16 +45,22 @@ export function cashoutRoutes(deps: HttpDeps): Router {
     },
   );
 
-  router.get('/api/public/cashout/:id', requireApiKeys(deps.account, 'C'), injectInternalError(deps.faults), (req, res) => {
-    const id = resourceIdSchema.safeParse(req.params.id);
-    if (!id.success) return sendShapeB(res, 400, 'Invalid withdrawal id', 'id must be a valid number');
-    const withdrawal = deps.store.withdrawals.get(id.data);
-    // Another account's withdrawal is answered like an unknown one: its existence is not ours to know.
-    if (!withdrawal || withdrawal.ownerUserId !== authenticatedUserId(res)) {
-      return sendShapeB(res, 404, 'Withdrawal not found', `no withdrawal with id ${id.data}`);
-    }
-    res.status(200).json(withdrawalReadForm(withdrawal));
-  });
+  router.get(
+    '/api/public/cashout/:id',
+    requireApiKeys(deps.account, 'C'),
+    injectInternalError(deps.faults),
+    (req, res) => {
+      const id = resourceIdSchema.safeParse(req.params.id);
+      if (!id.success)
+        return sendShapeB(res, 400, 'Invalid withdrawal id', 'id must be a valid number');
+      const withdrawal = deps.store.withdrawals.get(id.data);
+      // Another account's withdrawal is answered like an unknown one: its existence is not ours to know.
+      if (!withdrawal || withdrawal.ownerUserId !== authenticatedUserId(res)) {
+        return sendShapeB(res, 404, 'Withdrawal not found', `no withdrawal with id ${id.data}`);
+      }
+      res.status(200).json(withdrawalReadForm(withdrawal));
+    },
+  );
 
   return router;
 }

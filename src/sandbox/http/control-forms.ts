@@ -14,7 +14,10 @@ export function balanceForm(store: SandboxStore) {
   };
 }
 
-export function countByStatus(records: Iterable<{ readonly status: string }>): { count: number; byStatus: Record<string, number> } {
+export function countByStatus(records: Iterable<{ readonly status: string }>): {
+  count: number;
+  byStatus: Record<string, number>;
+} {
   const byStatus: Record<string, number> = {};
   let count = 0;
   for (const record of records) {

@@ -19,7 +19,14 @@ import type { HttpDeps } from './deps.js';
 import { balanceForm } from './control-forms.js';
 import type { Response } from 'express';
 
-function answerMove<T, S>(res: Response, kind: string, id: number, result: MoveResult<T, S>, to: S, form: (record: T) => object): void {
+function answerMove<T, S>(
+  res: Response,
+  kind: string,
+  id: number,
+  result: MoveResult<T, S>,
+  to: S,
+  form: (record: T) => object,
+): void {
   switch (result.kind) {
     case 'not_found':
       return sendControlError(res, 404, `no ${kind} with id ${id}`);
@@ -66,7 +73,11 @@ export function controlRecordRoutes(deps: HttpDeps): Router {
   router.post('/balance', (req, res) => {
     const body = balanceSetSchema.safeParse(req.body);
     if (!body.success) {
-      return sendControlError(res, 400, 'expected {"availableCents": <integer>} or {"available": "<reais>"}');
+      return sendControlError(
+        res,
+        400,
+        'expected {"availableCents": <integer>} or {"available": "<reais>"}',
+      );
     }
     deps.store.setAvailableCents(body.data.availableCents);
     res.status(200).json(balanceForm(deps.store));

@@ -21,8 +21,14 @@ export function controlSettingsRoutes(deps: HttpDeps): Router {
   const router = Router();
   const { runtime } = deps;
 
-  const configForm = () => ({ webhookUrl: runtime.webhookUrl, postbackSecretConfigured: runtime.postbackSecret.length > 0 });
-  const restrictionsForm = () => ({ cashoutBlock: runtime.cashoutBlock, salesForbidden: runtime.salesForbidden });
+  const configForm = () => ({
+    webhookUrl: runtime.webhookUrl,
+    postbackSecretConfigured: runtime.postbackSecret.length > 0,
+  });
+  const restrictionsForm = () => ({
+    cashoutBlock: runtime.cashoutBlock,
+    salesForbidden: runtime.salesForbidden,
+  });
 
   router.post('/config', (req, res) => {
     const body = configPatchSchema.safeParse(req.body);
@@ -55,7 +61,9 @@ export function controlSettingsRoutes(deps: HttpDeps): Router {
   });
 
   router.get('/state', (_req, res) => {
-    const ownSales = [...deps.store.sales.values()].filter((sale: SaleRecord) => sale.ownerUserId === deps.account.userId);
+    const ownSales = [...deps.store.sales.values()].filter(
+      (sale: SaleRecord) => sale.ownerUserId === deps.account.userId,
+    );
     res.status(200).json({
       userId: deps.account.userId,
       foreignUserId: deps.foreignUserId,

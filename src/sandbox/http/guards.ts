@@ -16,7 +16,10 @@ export interface ApiAccount {
 
 const UNAUTHORIZED_MESSAGE = 'Missing or invalid API keys (X-Api-Public-Key, X-Api-Private-Key)';
 
-export function requireApiKeys(account: ApiAccount, failureShape: AuthFailureShape): RequestHandler {
+export function requireApiKeys(
+  account: ApiAccount,
+  failureShape: AuthFailureShape,
+): RequestHandler {
   return (req, res, next) => {
     const publicKey = req.get('X-Api-Public-Key');
     const privateKey = req.get('X-Api-Private-Key');
@@ -34,7 +37,8 @@ export function requireApiKeys(account: ApiAccount, failureShape: AuthFailureSha
 
 export function authenticatedUserId(res: Response): number {
   const userId: unknown = res.locals.userId;
-  if (typeof userId !== 'number') throw new Error('authenticatedUserId called on an unauthenticated route');
+  if (typeof userId !== 'number')
+    throw new Error('authenticatedUserId called on an unauthenticated route');
   return userId;
 }
 

@@ -24,22 +24,35 @@ export function salesRoutes(deps: HttpDeps): Router {
     express.json({ limit: '256kb' }),
     async (req, res) => {
       const parsed = saleCreateRequestSchema.safeParse(req.body);
-      if (!parsed.success) return sendShapeB(res, 400, 'Invalid sale data', z.prettifyError(parsed.error));
+      if (!parsed.success)
+        return sendShapeB(res, 400, 'Invalid sale data', z.prettifyError(parsed.error));
       const sale = await deps.store.createSale(authenticatedUserId(res), parsed.data);
       res.status(201).json(saleCreatedResponse(sale));
     },
   );
 
-  router.get('/api/transactions/:id', requireApiKeys(deps.account, 'B'), injectInternalError(deps.faults), (req, res) => {
-    const id = resourceIdSchema.safeParse(req.params.id);
-    if (!id.success) return sendShapeB(res, 400, 'Invalid transaction id', 'id must be a valid number');
-    const sale = deps.store.sales.get(id.data);
-    if (!sale) return sendShapeB(res, 404, 'Transaction not found', `no transaction with id ${id.data}`);
-    if (sale.ownerUserId !== authenticatedUserId(res)) {
-      return sendShapeB(res, 403, 'Forbidden', 'the transaction does not belong to the authenticated account');
-    }
-    res.status(200).json(transactionReadForm(sale));
-  });
+  router.get(
+    '/api/transactions/:id',
+    requireApiKeys(deps.account, 'B'),
+    injectInternalError(deps.faults),
+    (req, res) => {
+      const id = resourceIdSchema.safeParse(req.params.id);
+      if (!id.success)
+        return sendShapeB(res, 400, 'Invalid transaction id', 'id must be a valid number');
+      const sale = deps.store.sales.get(id.data);
+      if (!sale)
+        return sendShapeB(res, 404, 'Transaction not found', `no transaction with id ${id.data}`);
+      if (sale.ownerUserId !== authenticatedUserId(res)) {
+        return sendShapeB(
+          res,
+          403,
+          'Forbidden',
+          'the transaction does not belong to the authenticated account',
+        );
+      }
+      res.status(200).json(transactionReadForm(sale));
+    },
+  );
 
   return router;
 }

@@ -18,7 +18,11 @@ export interface SaleCreatedResponse {
     readonly payment: {
       readonly method: PaymentMethod;
       readonly installments: number | null;
-      readonly pix?: { readonly key: string; readonly qrCodeBase64: string; readonly expiresAt: string | null };
+      readonly pix?: {
+        readonly key: string;
+        readonly qrCodeBase64: string;
+        readonly expiresAt: string | null;
+      };
     };
     readonly shipping: string | null;
     readonly createdAt: string;

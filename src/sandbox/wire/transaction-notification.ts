@@ -68,7 +68,12 @@ function commonFields(sale: SaleRecord): TransactionNotificationCommon {
 }
 
 export function webhookTransactionNotification(sale: SaleRecord): WebhookTransactionNotification {
-  return { ...commonFields(sale), fee: sale.systemFeeCents, transactionId: sale.id, type: 'TRANSACTION' };
+  return {
+    ...commonFields(sale),
+    fee: sale.systemFeeCents,
+    transactionId: sale.id,
+    type: 'TRANSACTION',
+  };
 }
 
 export function postbackTransactionNotification(sale: SaleRecord): PostbackTransactionNotification {

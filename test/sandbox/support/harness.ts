@@ -63,14 +63,23 @@ export async function startHarness(overrides: Partial<SandboxOptions> = {}): Pro
     const hasBody = options.body !== undefined || options.rawBody !== undefined;
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { ...keyHeaders(keys, options.keys ?? 'valid'), ...(hasBody ? { 'Content-Type': 'application/json' } : {}) },
-      body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
+      headers: {
+        ...keyHeaders(keys, options.keys ?? 'valid'),
+        ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
+      },
+      body:
+        options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
     });
     const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown), headers: response.headers };
+    return {
+      status: response.status,
+      body: text === '' ? null : (JSON.parse(text) as unknown),
+      headers: response.headers,
+    };
   }
 
-  const control = (path: string, body: unknown = {}) => call('POST', `/_sandbox${path}`, { body, keys: 'missing' });
+  const control = (path: string, body: unknown = {}) =>
+    call('POST', `/_sandbox${path}`, { body, keys: 'missing' });
 
   return {
     sandbox,
@@ -80,7 +89,8 @@ export async function startHarness(overrides: Partial<SandboxOptions> = {}): Pro
     control,
     async createSale(body) {
       const answer = await call('POST', '/api/sales', { body });
-      if (answer.status !== 201) throw new Error(`sale creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 201)
+        throw new Error(`sale creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
       return { id: (answer.body as { sale: { id: number } }).sale.id, answer };
     },
     moveSale: (id, status) => control(`/sales/${id}/status`, { status }),
@@ -89,23 +99,37 @@ export async function startHarness(overrides: Partial<SandboxOptions> = {}): Pro
   };
 }
 
-export function saleBody(paymentMethod: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function saleBody(
+  paymentMethod: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     amount: 15050,
     paymentMethod,
-    customer: { name: 'Maria Silva', email: 'maria@example.com', document: '12345678909', phone: '11987654321' },
+    customer: {
+      name: 'Maria Silva',
+      email: 'maria@example.com',
+      document: '12345678909',
+      phone: '11987654321',
+    },
     items: [
       { title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false },
       { title: 'Apostila', unitPrice: 2525, quantity: 2, tangible: false },
     ],
-    ...(paymentMethod === 'CREDIT_CARD' ? { installments: 3, card: { number: '4111111111111111', brand: 'VISA' } } : {}),
+    ...(paymentMethod === 'CREDIT_CARD'
+      ? { installments: 3, card: { number: '4111111111111111', brand: 'VISA' } }
+      : {}),
     ...(paymentMethod === 'DEBIT_CARD' ? { card: { lastFour: '5678', brand: 'MASTERCARD' } } : {}),
     ...overrides,
   };
 }
 
 /** Polls until the condition holds, or fails after the deadline. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -60,7 +60,13 @@ export const transactionReadSchema = z.strictObject({
     phone: z.string().optional(),
   }),
   items: z.array(
-    z.strictObject({ id: integer, title: z.string(), unitPrice: centsNumber, quantity: integer, tangible: z.boolean() }),
+    z.strictObject({
+      id: integer,
+      title: z.string(),
+      unitPrice: centsNumber,
+      quantity: integer,
+      tangible: z.boolean(),
+    }),
   ),
   pixKey: z.string().nullable().optional(),
   cardLastFour: z.string().nullable().optional(),
@@ -82,8 +88,14 @@ export const saleCreatedSchema = z.strictObject({
     customer: z.strictObject({
       name: z.string(),
       email: z.string(),
-      document: z.string().regex(/^(?:[0-9]{11}|[0-9]{14})$/).optional(),
-      phone: z.string().regex(/^[0-9]+$/).optional(),
+      document: z
+        .string()
+        .regex(/^(?:[0-9]{11}|[0-9]{14})$/)
+        .optional(),
+      phone: z
+        .string()
+        .regex(/^[0-9]+$/)
+        .optional(),
     }),
     payment: z.strictObject({
       method: saleMethod,
@@ -132,7 +144,10 @@ const transactionNotificationShape = {
   customerDocument: z.string().optional(),
   customerEmail: z.string().optional(),
   customerName: z.string().optional(),
-  customerPhone: z.string().regex(/^[0-9]+$/).optional(),
+  customerPhone: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .optional(),
   pixKey: z.string().nullable().optional(),
   boletoCode: z.string().nullable().optional(),
   shipping: z.string().nullable().optional(),
@@ -201,7 +216,8 @@ export function parseEmvFields(payload: string): Map<string, string> {
   while (at < payload.length) {
     const id = payload.slice(at, at + 2);
     const length = Number(payload.slice(at + 2, at + 4));
-    if (!/^[0-9]{2}$/.test(id) || !Number.isInteger(length)) throw new Error(`bad EMV field at ${at}`);
+    if (!/^[0-9]{2}$/.test(id) || !Number.isInteger(length))
+      throw new Error(`bad EMV field at ${at}`);
     fields.set(id, payload.slice(at + 4, at + 4 + length));
     at += 4 + length;
   }
