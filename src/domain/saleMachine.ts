@@ -1,3 +1,5 @@
+import { reachability } from './reachability.js';
+
 /**
  * The sale status machine (spec 3.1, DESIGN 4) as data, plus the one decision the worker
  * and the reconciler ask of it: what to do with a notified status given the mirror's.
@@ -52,19 +54,9 @@ type Reach = Readonly<Record<SaleStatus, ReadonlySet<SaleStatus>>>;
 
 /** Statuses reachable in one or more edges, on the graph without the edges `method` forbids. */
 function reachFor(method: PaymentMethod): Reach {
-  const next = (s: SaleStatus) => SALE_EDGES[s].filter((t) => isSaleStatusAllowed(method, t));
-  const reach = {} as Record<SaleStatus, ReadonlySet<SaleStatus>>;
-  for (const start of SALE_STATUSES) {
-    const seen = new Set<SaleStatus>();
-    const todo = next(start);
-    for (let s = todo.pop(); s !== undefined; s = todo.pop()) {
-      if (seen.has(s)) continue;
-      seen.add(s);
-      todo.push(...next(s));
-    }
-    reach[start] = seen;
-  }
-  return reach;
+  return reachability(SALE_STATUSES, (s) =>
+    SALE_EDGES[s].filter((t) => isSaleStatusAllowed(method, t)),
+  );
 }
 
 const REACH: ReadonlyMap<PaymentMethod, Reach> = new Map(

@@ -1,3 +1,5 @@
+import { reachability } from './reachability.js';
+
 /**
  * The withdrawal status machine (spec 3.2, DESIGN 4) as data, plus the decision for a
  * notified (or read) status given the mirror's.
@@ -38,20 +40,7 @@ export function sameWithdrawalOutcome(a: WithdrawalStatus, b: WithdrawalStatus):
 }
 
 /** Statuses reachable from each status in one or more edges. */
-const REACH: Readonly<Record<WithdrawalStatus, ReadonlySet<WithdrawalStatus>>> = (() => {
-  const reach = {} as Record<WithdrawalStatus, ReadonlySet<WithdrawalStatus>>;
-  for (const start of WITHDRAWAL_STATUSES) {
-    const seen = new Set<WithdrawalStatus>();
-    const todo = [...WITHDRAWAL_EDGES[start]];
-    for (let s = todo.pop(); s !== undefined; s = todo.pop()) {
-      if (seen.has(s)) continue;
-      seen.add(s);
-      todo.push(...WITHDRAWAL_EDGES[s]);
-    }
-    reach[start] = seen;
-  }
-  return reach;
-})();
+const REACH = reachability(WITHDRAWAL_STATUSES, (s) => WITHDRAWAL_EDGES[s]);
 
 export function canReachWithdrawal(from: WithdrawalStatus, to: WithdrawalStatus): boolean {
   return REACH[from].has(to);

@@ -222,7 +222,7 @@ describe('start', () => {
           status: response.status,
           body: (await response.json()) as { id?: number },
         }),
-        () => ({ status: 0, body: {} }),
+        () => ({ status: 0, body: {} as { id?: number } }),
       ),
     );
     await answers[0];
