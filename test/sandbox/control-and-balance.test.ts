@@ -30,7 +30,8 @@ async function paidSale(method: string, amount = 100_000): Promise<number> {
 }
 
 async function reserveAmountOf(id: number): Promise<number | undefined> {
-  return transactionReadSchema.parse((await harness.call('GET', `/api/transactions/${id}`)).body).reserveAmount;
+  return transactionReadSchema.parse((await harness.call('GET', `/api/transactions/${id}`)).body)
+    .reserveAmount;
 }
 
 describe('sale moves', () => {
@@ -38,7 +39,12 @@ describe('sale moves', () => {
     const { id } = await harness.createSale(saleBody('PIX'));
     const answer = await harness.moveSale(id, 'PAGO');
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id, from: 'PENDENTE', to: 'PAGO', transaction: { id, status: 'PAGO' } });
+    expect(answer.body).toMatchObject({
+      id,
+      from: 'PENDENTE',
+      to: 'PAGO',
+      transaction: { id, status: 'PAGO' },
+    });
   });
 
   it.each([
@@ -70,7 +76,9 @@ describe('sale moves', () => {
 describe('withdrawal moves', () => {
   it('409 for an illegal move, 404 for an unknown withdrawal', async () => {
     await harness.control('/balance', { availableCents: 100_000 });
-    const created = await harness.call('POST', '/api/public/cashout', { body: { amount: 200, pixKey: '12345678909' } });
+    const created = await harness.call('POST', '/api/public/cashout', {
+      body: { amount: 200, pixKey: '12345678909' },
+    });
     const { id } = created.body as { id: number };
     expect((await harness.moveWithdrawal(id, 'COMPLETED')).status).toBe(200);
     expect((await harness.moveWithdrawal(id, 'PROCESSING')).status).toBe(409);
@@ -82,7 +90,12 @@ describe('withdrawal moves', () => {
 describe('balance', () => {
   it('grows by netAmount when a sale is paid', async () => {
     await paidSale('PIX');
-    expect((await state()).balance).toEqual({ availableCents: 99_000, reserveCents: 0, available: '990.00', reserve: '0.00' });
+    expect((await state()).balance).toEqual({
+      availableCents: 99_000,
+      reserveCents: 0,
+      available: '990.00',
+      reserve: '0.00',
+    });
   });
 
   it('MED moves netAmount to the reserve; a won MED returns it', async () => {
@@ -112,17 +125,32 @@ describe('balance', () => {
 
   it('a refund from PAGO debits netAmount, and may leave the balance negative', async () => {
     const id = await paidSale('PIX');
-    await harness.call('POST', '/api/public/cashout', { body: { amount: 500, pixKey: '12345678909' } });
+    await harness.call('POST', '/api/public/cashout', {
+      body: { amount: 500, pixKey: '12345678909' },
+    });
     await harness.moveSale(id, 'ESTORNADO');
-    expect((await state()).balance).toMatchObject({ availableCents: -50_000, available: '-500.00' });
-    const refused = await harness.call('POST', '/api/public/cashout', { body: { amount: 100, pixKey: '12345678909' } });
+    expect((await state()).balance).toMatchObject({
+      availableCents: -50_000,
+      available: '-500.00',
+    });
+    const refused = await harness.call('POST', '/api/public/cashout', {
+      body: { amount: 100, pixKey: '12345678909' },
+    });
     expect(refused.status).toBe(422);
   });
 
   it('a cashout debits its amount; a rejected or cancelled one gives it back', async () => {
     await harness.control('/balance', { available: '1000.00' });
-    const first = (await harness.call('POST', '/api/public/cashout', { body: { amount: 300, pixKey: '12345678909' } })).body as { id: number };
-    const second = (await harness.call('POST', '/api/public/cashout', { body: { amount: 200, pixKey: '12345678909' } })).body as { id: number };
+    const first = (
+      await harness.call('POST', '/api/public/cashout', {
+        body: { amount: 300, pixKey: '12345678909' },
+      })
+    ).body as { id: number };
+    const second = (
+      await harness.call('POST', '/api/public/cashout', {
+        body: { amount: 200, pixKey: '12345678909' },
+      })
+    ).body as { id: number };
     expect(harness.sandbox.state.balanceCents).toBe(50_000);
     await harness.moveWithdrawal(first.id, 'PROCESSING');
     await harness.moveWithdrawal(first.id, 'REJECTED');
@@ -131,7 +159,9 @@ describe('balance', () => {
   });
 
   it('ignores another account’s sales', async () => {
-    const { id } = (await harness.control('/foreign-sales', { amount: 5000 })).body as { id: number };
+    const { id } = (await harness.control('/foreign-sales', { amount: 5000 })).body as {
+      id: number;
+    };
     await harness.moveSale(id, 'PAGO');
     expect(harness.sandbox.state.balanceCents).toBe(0);
   });
@@ -139,7 +169,9 @@ describe('balance', () => {
   it('POST /_sandbox/balance rejects anything but one non-negative amount', async () => {
     expect((await harness.control('/balance', { availableCents: -1 })).status).toBe(400);
     expect((await harness.control('/balance', { available: '10.001' })).status).toBe(400);
-    expect((await harness.control('/balance', { available: '1.00', availableCents: 100 })).status).toBe(400);
+    expect(
+      (await harness.control('/balance', { available: '1.00', availableCents: 100 })).status,
+    ).toBe(400);
   });
 });
 
@@ -155,10 +187,17 @@ describe('control settings', () => {
   it('validates faults, config and restrictions', async () => {
     expect((await harness.control('/faults', { drop: 2 })).status).toBe(400);
     expect((await harness.control('/faults', { unknown: 1 })).status).toBe(400);
-    expect((await harness.control('/faults', { delayMinMs: 500, delayMaxMs: 100 })).status).toBe(400);
-    expect((await harness.control('/faults', { duplicate: 0.5 })).body).toMatchObject({ duplicate: 0.5, drop: 0 });
+    expect((await harness.control('/faults', { delayMinMs: 500, delayMaxMs: 100 })).status).toBe(
+      400,
+    );
+    expect((await harness.control('/faults', { duplicate: 0.5 })).body).toMatchObject({
+      duplicate: 0.5,
+      drop: 0,
+    });
     expect((await harness.control('/config', { webhookUrl: 'not a url' })).status).toBe(400);
-    expect((await harness.control('/config', { webhookUrl: 'http://127.0.0.1:1/hook' })).body).toEqual({
+    expect(
+      (await harness.control('/config', { webhookUrl: 'http://127.0.0.1:1/hook' })).body,
+    ).toEqual({
       webhookUrl: 'http://127.0.0.1:1/hook',
       postbackSecretConfigured: true,
     });
@@ -167,7 +206,10 @@ describe('control settings', () => {
 
   it('answers 404 for unknown control paths and 400 for bad JSON', async () => {
     expect((await harness.control('/nothing', {})).status).toBe(404);
-    const answer = await harness.call('POST', '/_sandbox/faults', { rawBody: '{', keys: 'missing' });
+    const answer = await harness.call('POST', '/_sandbox/faults', {
+      rawBody: '{',
+      keys: 'missing',
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ error: expect.any(String) });
   });

@@ -55,7 +55,13 @@ describe('faults', () => {
     await harness.moveSale(id, 'PAGO');
     await harness.sandbox.idle();
     expect(receiver.requests).toHaveLength(0);
-    expect(harness.sandbox.state.deliveries.map((entry) => [entry.channel, entry.outcome, entry.attempt])).toEqual([
+    expect(
+      harness.sandbox.state.deliveries.map((entry) => [
+        entry.channel,
+        entry.outcome,
+        entry.attempt,
+      ]),
+    ).toEqual([
       ['webhook', 'dropped', 0],
       ['postback', 'dropped', 0],
     ]);
@@ -70,7 +76,9 @@ describe('faults', () => {
     expect(String(postback?.headers['x-signature'])).toMatch(/^[0-9a-f]{64}$/);
     expect(signatureValid(postback as ReceivedRequest)).toBe(false);
     expect(receiver.webhooks()[0]?.headers['x-signature']).toBeUndefined();
-    expect(harness.sandbox.state.deliveries.find((entry) => entry.channel === 'postback')?.faults).toEqual(['badSignature']);
+    expect(
+      harness.sandbox.state.deliveries.find((entry) => entry.channel === 'postback')?.faults,
+    ).toEqual(['badSignature']);
   });
 
   it('reorder: a held notification is sent after the next one', async () => {
@@ -103,12 +111,17 @@ describe('faults', () => {
     async function run(): Promise<string[]> {
       const started = await setUp({ duplicate: 0.4, drop: 0.3, badSignature: 0.5 });
       for (let n = 0; n < 6; n += 1) {
-        const { id } = await started.harness.createSale(saleBody('PIX', { postbackUrl: started.receiver.postbackUrl }));
+        const { id } = await started.harness.createSale(
+          saleBody('PIX', { postbackUrl: started.receiver.postbackUrl }),
+        );
         await started.harness.moveSale(id, 'PAGO');
+        // One sale at a time keeps the log order independent of network timing.
+        await started.harness.sandbox.idle();
       }
       await started.harness.sandbox.idle();
       const trace = started.harness.sandbox.state.deliveries.map(
-        (entry) => `${entry.resourceId}:${entry.channel}:${entry.outcome}:${entry.faults.join('+')}`,
+        (entry) =>
+          `${entry.resourceId}:${entry.channel}:${entry.outcome}:${entry.faults.join('+')}`,
       );
       await started.harness.close();
       await started.receiver.close();

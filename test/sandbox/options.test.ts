@@ -28,7 +28,13 @@ describe('generateKeyPair', () => {
 
 describe('sandboxOptionsSchema (CLI)', () => {
   const keys = generateKeyPair();
-  const valid = { ...keys, postbackSecret: 'secret', userId: '17', port: '4010', initialBalance: '1500.50' };
+  const valid = {
+    ...keys,
+    postbackSecret: 'secret',
+    userId: '17',
+    port: '4010',
+    initialBalance: '1500.50',
+  };
 
   it('coerces command-line strings and converts the initial balance to centavos', () => {
     expect(sandboxOptionsSchema.parse(valid)).toEqual({
@@ -43,7 +49,11 @@ describe('sandboxOptionsSchema (CLI)', () => {
   });
 
   it('defaults the initial balance to zero and treats an empty webhook URL as none', () => {
-    const parsed = sandboxOptionsSchema.parse({ ...valid, initialBalance: undefined, webhookUrl: '' });
+    const parsed = sandboxOptionsSchema.parse({
+      ...valid,
+      initialBalance: undefined,
+      webhookUrl: '',
+    });
     expect(parsed.initialBalanceCents).toBe(0);
     expect(parsed.webhookUrl).toBeNull();
   });
@@ -64,11 +74,15 @@ describe('sandboxOptionsSchema (CLI)', () => {
 describe('createSandbox options', () => {
   it('throws SandboxOptionsError for invalid options', () => {
     const keys = generateKeyPair();
-    expect(() => createSandbox({ ...keys, postbackSecret: 's', userId: 0 })).toThrow(SandboxOptionsError);
-    expect(() => createSandbox({ ...keys, postbackSecret: 's', userId: 1, faults: { drop: 3 } })).toThrow(SandboxOptionsError);
-    expect(() => createSandbox({ ...keys, postbackSecret: 's', userId: 1, initialBalanceCents: 1.5 })).toThrow(
+    expect(() => createSandbox({ ...keys, postbackSecret: 's', userId: 0 })).toThrow(
       SandboxOptionsError,
     );
+    expect(() =>
+      createSandbox({ ...keys, postbackSecret: 's', userId: 1, faults: { drop: 3 } }),
+    ).toThrow(SandboxOptionsError);
+    expect(() =>
+      createSandbox({ ...keys, postbackSecret: 's', userId: 1, initialBalanceCents: 1.5 }),
+    ).toThrow(SandboxOptionsError);
   });
 
   it('accepts a pino logger', async () => {
@@ -89,7 +103,10 @@ describe('PIX expiry', () => {
       const { id, answer } = await harness.createSale(saleBody('PIX'));
       const { sale } = saleCreatedSchema.parse(answer.body);
       expect(Date.parse(sale.payment.pix?.expiresAt ?? '') - Date.parse(sale.createdAt)).toBe(40);
-      await waitFor(() => harness.sandbox.state.sales.get(id)?.status === 'CANCELADO', 'the PIX charge to expire');
+      await waitFor(
+        () => harness.sandbox.state.sales.get(id)?.status === 'CANCELADO',
+        'the PIX charge to expire',
+      );
       await harness.sandbox.idle();
       expect(receiver.webhooks().map((request) => bodyJson(request).status)).toEqual(['CANCELADO']);
     } finally {
@@ -109,7 +126,10 @@ describe('PIX expiry', () => {
       const { answer } = await never.createSale(saleBody('PIX'));
       expect(saleCreatedSchema.parse(answer.body).sale.payment.pix?.expiresAt).toBeNull();
       const later = (await harness.createSale(saleBody('PIX'))).id;
-      await waitFor(() => harness.sandbox.state.sales.get(later)?.status === 'CANCELADO', 'a later charge to expire');
+      await waitFor(
+        () => harness.sandbox.state.sales.get(later)?.status === 'CANCELADO',
+        'a later charge to expire',
+      );
       expect(harness.sandbox.state.sales.get(id)?.status).toBe('PAGO');
     } finally {
       await harness.close();

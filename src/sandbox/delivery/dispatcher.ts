@@ -14,6 +14,7 @@ import type {
   DeliveryOutcome,
 } from './delivery-log.js';
 import type { FaultInjector } from './faults.js';
+import { postOnce } from './http-post.js';
 import type { SandboxLogger } from '../options.js';
 
 const MAX_BACKOFF_MS = 3_600_000;
@@ -58,14 +59,6 @@ export interface Dispatcher {
 
 export function backoffMs(retryBaseMs: number, attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, retryBaseMs * 2 ** (attempt - 1));
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.name}: ${error.message}${cause}`;
-  }
-  return String(error);
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
@@ -149,21 +142,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   async function attempt(delivery: Delivery): Promise<void> {
     delivery.attempt += 1;
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers: delivery.headers,
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.any([shutdown.signal, AbortSignal.timeout(deps.timeoutMs)]),
-      });
-      statusCode = response.status;
-      await response.arrayBuffer().catch(() => undefined);
-    } catch (failure) {
-      error = describeError(failure);
-    }
+    const { statusCode, error } = await postOnce(delivery.url, {
+      headers: delivery.headers,
+      body: delivery.body,
+      timeoutMs: deps.timeoutMs,
+      signal: shutdown.signal,
+    });
     if (closed) return;
 
     const delivered = statusCode === 200;

@@ -3,6 +3,7 @@
  * owned by another account, set the balance. No API keys (DESIGN 8).
  */
 import { Router } from 'express';
+import type { Response } from 'express';
 import { z } from 'zod';
 import {
   balanceSetSchema,
@@ -17,7 +18,6 @@ import { withdrawalReadForm } from '../wire/withdrawal.js';
 import { sendControlError } from './api-errors.js';
 import type { HttpDeps } from './deps.js';
 import { balanceForm } from './control-forms.js';
-import type { Response } from 'express';
 
 function answerMove<T, S>(
   res: Response,
@@ -46,6 +46,9 @@ export function controlRecordRoutes(deps: HttpDeps): Router {
     const body = saleStatusMoveSchema.safeParse(req.body);
     if (!body.success) return sendControlError(res, 400, z.prettifyError(body.error));
     const result = deps.store.moveSale(id.data, body.data.status);
+    if (result.kind === 'moved') {
+      deps.logger.info({ saleId: id.data, from: result.from, to: body.data.status }, 'sale moved');
+    }
     answerMove(res, 'transaction', id.data, result, body.data.status, transactionReadForm);
   });
 
@@ -55,6 +58,12 @@ export function controlRecordRoutes(deps: HttpDeps): Router {
     const body = withdrawalStatusMoveSchema.safeParse(req.body);
     if (!body.success) return sendControlError(res, 400, z.prettifyError(body.error));
     const result = deps.store.moveWithdrawal(id.data, body.data.status);
+    if (result.kind === 'moved') {
+      deps.logger.info(
+        { withdrawalId: id.data, from: result.from, to: body.data.status },
+        'withdrawal moved',
+      );
+    }
     answerMove(res, 'withdrawal', id.data, result, body.data.status, withdrawalReadForm);
   });
 
