@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import { registerMigrateCommand } from './migrateCommand.js';
+import { registerOperatorCommands } from './operatorCommands.js';
+import { registerReconcileCommands } from './reconcileCommands.js';
+import { registerSandboxCommand } from './sandboxCommand.js';
 import { registerStartCommand } from './startCommand.js';
 
 const program = new Command()
@@ -11,5 +14,8 @@ const program = new Command()
 
 registerStartCommand(program);
 registerMigrateCommand(program);
+registerReconcileCommands(program);
+registerOperatorCommands(program);
+registerSandboxCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 
 /**
  * Every environment variable paymirror reads (DESIGN 9), parsed once by the entry points.
@@ -75,6 +76,16 @@ export const envSchema = z.object({
   DB_POOL_MAX: int(1, 200).default(10),
   MIGRATE_ON_START: bool.default(true),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(30),
+  GATEWAY_MAX_RPS: int(1, 1000).default(5),
+  GATEWAY_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  RECONCILE_INTERVAL_SECONDS: int(10, 86_400).default(300),
+  RECONCILE_BATCH_SIZE: int(1, 10_000).default(200),
+  MED_WINDOW_DAYS: int(1, 3650).default(90),
+  CHARGEBACK_WINDOW_DAYS: int(1, 3650).default(180),
+  PAID_WATCH_DAYS: int(0, 3650).default(30),
+  PIX_EXPIRY_HOURS: int(1, 24 * 365).default(24),
+  BOLETO_EXPIRY_DAYS: int(1, 365).default(3),
+  PENDING_GRACE_HOURS: int(0, 24 * 365).default(24),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -95,7 +106,14 @@ export interface Config {
     readonly baseUrl: string;
     readonly publicKey: string;
     readonly privateKey: string;
+    readonly maxRps: number;
+    readonly timeoutMs: number;
   } | null;
+  readonly reconcile: {
+    readonly intervalSeconds: number;
+    readonly batchSize: number;
+  };
+  readonly watchPolicy: WatchPolicy;
   readonly logLevel: Env['LOG_LEVEL'];
   readonly queuePrefix: string;
   readonly bodyLimitBytes: number;
@@ -162,8 +180,19 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
             baseUrl: e.GATEWAY_BASE_URL.replace(/\/+$/, ''),
             publicKey: e.GATEWAY_PUBLIC_KEY,
             privateKey: e.GATEWAY_PRIVATE_KEY,
+            maxRps: e.GATEWAY_MAX_RPS,
+            timeoutMs: e.GATEWAY_TIMEOUT_MS,
           }
         : null,
+    reconcile: { intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, batchSize: e.RECONCILE_BATCH_SIZE },
+    watchPolicy: {
+      medWindowDays: e.MED_WINDOW_DAYS,
+      chargebackWindowDays: e.CHARGEBACK_WINDOW_DAYS,
+      paidWatchDays: e.PAID_WATCH_DAYS,
+      pixExpiryHours: e.PIX_EXPIRY_HOURS,
+      boletoExpiryDays: e.BOLETO_EXPIRY_DAYS,
+      pendingGraceHours: e.PENDING_GRACE_HOURS,
+    },
     logLevel: e.LOG_LEVEL,
     queuePrefix: e.QUEUE_PREFIX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

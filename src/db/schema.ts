@@ -54,8 +54,13 @@ export const sales = pgTable(
     firstSeenAt: tstz('first_seen_at').notNull().defaultNow(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
     lastReconciledAt: tstz('last_reconciled_at'),
-    /** When the reconciler should look at this row next; now() when the worker had to guess. */
+    /** When the reconciler should look at this row next; null: no scheduled check. */
     nextReconcileAt: tstz('next_reconcile_at'),
+    /** Set when the worker had to guess or could not confirm: the reconciler takes these first. */
+    reconcileRequestedAt: tstz('reconcile_requested_at'),
+    reconcileReason: text('reconcile_reason'),
+    /** When the gateway's answer last written here was requested: an older answer never wins. */
+    gatewayReadAt: tstz('gateway_read_at'),
   },
   (t) => [
     index('sales_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -98,6 +103,9 @@ export const withdrawals = pgTable(
     updatedAt: tstz('updated_at').notNull().defaultNow(),
     lastReconciledAt: tstz('last_reconciled_at'),
     nextReconcileAt: tstz('next_reconcile_at'),
+    reconcileRequestedAt: tstz('reconcile_requested_at'),
+    reconcileReason: text('reconcile_reason'),
+    gatewayReadAt: tstz('gateway_read_at'),
   },
   (t) => [
     index('withdrawals_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -185,4 +193,74 @@ export const inboxDedupeKeys = pgTable(
     firstReceivedAt: tstz('first_received_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.channel, t.eventKey] })],
+);
+
+/** One reconciliation pass (scheduled, `reconcile --all-open`, one record, or a backfill). */
+export const reconciliationRuns = pgTable(
+  'reconciliation_runs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    trigger: text('trigger').notNull(),
+    status: text('status').notNull(),
+    startedAt: tstz('started_at').notNull().defaultNow(),
+    finishedAt: tstz('finished_at'),
+    checked: integer('checked').notNull().default(0),
+    unchanged: integer('unchanged').notNull().default(0),
+    corrected: integer('corrected').notNull().default(0),
+    notFound: integer('not_found').notNull().default(0),
+    errors: integer('errors').notNull().default(0),
+    error: text('error'),
+  },
+  (t) => [
+    check(
+      'reconciliation_runs_status_ck',
+      sql`${t.status} in ('running', 'succeeded', 'partial', 'failed')`,
+    ),
+    index('reconciliation_runs_started_idx').on(t.startedAt),
+  ],
+);
+
+/**
+ * Every difference found between the mirror and the gateway (or between the two channels),
+ * with what was done about it. Values are text: money in centavos, statuses as named.
+ */
+export const reconciliationDiscrepancies = pgTable(
+  'reconciliation_discrepancies',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** Null for discrepancies found outside a pass (cross-channel, confirmation). */
+    runId: bigint('run_id', { mode: 'number' }).references(() => reconciliationRuns.id),
+    resourceType: text('resource_type').notNull(),
+    resourceId: bigint('resource_id', { mode: 'number' }).notNull(),
+    field: text('field').notNull(),
+    mirrorValue: text('mirror_value'),
+    gatewayValue: text('gateway_value'),
+    /** corrected | recorded (left as is) | not_found (the gateway does not know the record) */
+    action: text('action').notNull(),
+    /** reconcile | cross_channel */
+    source: text('source').notNull(),
+    inboxEventId: bigint('inbox_event_id', { mode: 'number' }),
+    detectedAt: tstz('detected_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('reconciliation_discrepancies_run_idx').on(t.runId),
+    index('reconciliation_discrepancies_resource_idx').on(t.resourceType, t.resourceId),
+  ],
+);
+
+/** Where `paymirror backfill sales` got to, so a stopped backfill resumes. */
+export const backfillProgress = pgTable(
+  'backfill_progress',
+  {
+    resourceType: text('resource_type').notNull(),
+    fromId: bigint('from_id', { mode: 'number' }).notNull(),
+    toId: bigint('to_id', { mode: 'number' }).notNull(),
+    nextId: bigint('next_id', { mode: 'number' }).notNull(),
+    found: integer('found').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    startedAt: tstz('started_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [primaryKey({ columns: [t.resourceType, t.fromId, t.toId] })],
 );

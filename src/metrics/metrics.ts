@@ -6,6 +6,7 @@ export interface Metrics {
   readonly deliveries: Counter<'channel' | 'outcome' | 'reason'>;
   readonly workerOutcomes: Counter<'resource' | 'outcome'>;
   readonly sweeperRequeued: Counter;
+  readonly gatewayCalls: Counter<'endpoint' | 'status'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -29,6 +30,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     sweeperRequeued: new Counter({
       name: 'paymirror_sweeper_requeued_total',
       help: 'Pending inbox rows the sweeper put back on the queue',
+      registers: [registry],
+    }),
+    gatewayCalls: new Counter({
+      name: 'paymirror_gateway_calls_total',
+      help: 'HTTP attempts to the gateway API, by endpoint and status (or network, timeout)',
+      labelNames: ['endpoint', 'status'],
       registers: [registry],
     }),
   };

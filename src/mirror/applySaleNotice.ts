@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { saleItems, sales } from '../db/schema.js';
+import { nextReconcileAt, type WatchPolicy } from '../domain/reconcileSchedule.js';
 import { decideSale, type PaymentMethod, type SaleStatus } from '../domain/saleMachine.js';
 import type { SaleNotice } from '../notifications/notification.js';
 import type { Tx } from '../db/client.js';
@@ -15,18 +16,37 @@ type SaleUpdate = PgUpdateSetSource<typeof sales>;
  * Applies a sale notification to the mirror inside the caller's transaction: lock the row
  * (or insert it, then lock), decide with the state machine, write fields, items and history.
  */
+export interface Watch {
+  readonly now: Date;
+  readonly policy: WatchPolicy;
+}
+
 export async function applySaleNotice(
   tx: Tx,
   notice: SaleNotice,
   context: ChangeContext,
+  watch: Watch,
 ): Promise<MirrorOutcome> {
+  const schedule = {
+    nextReconcileAt: nextReconcileAt(
+      {
+        resource: 'sale',
+        status: notice.status,
+        paymentMethod: notice.paymentMethod,
+        createdAt: notice.createdAt ?? watch.now,
+        completedAt: null,
+      },
+      watch.now,
+      watch.policy,
+    ),
+  };
   let current = await lockSale(tx, notice.id);
   if (!current) {
     const first = decideSale(null, notice);
     if (first.kind === 'invalid') return { outcome: 'invalid', reason: first.reason };
     const inserted = await tx
       .insert(sales)
-      .values(newSaleRow(notice))
+      .values({ ...newSaleRow(notice), ...schedule })
       .onConflictDoNothing()
       .returning({ id: sales.id });
     if (inserted.length > 0) {
@@ -61,8 +81,14 @@ export async function applySaleNotice(
       const needsReconcile = decision.kind === 'confirm';
       await updateSale(tx, notice.id, {
         ...fillMissing(current, newSaleRow(notice)),
+        ...schedule,
         status: notice.status,
-        ...(needsReconcile ? { nextReconcileAt: sql`now()` } : {}),
+        ...(needsReconcile
+          ? {
+              reconcileRequestedAt: sql`now()`,
+              reconcileReason: 'ambiguous move applied unconfirmed',
+            }
+          : {}),
       });
       await insertMissingItems(tx, notice);
       await appendHistory(tx, 'sale', notice.id, current.status, notice.status, context);

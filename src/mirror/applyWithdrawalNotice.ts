@@ -1,11 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { withdrawals } from '../db/schema.js';
+import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { decideWithdrawal, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
 import type { WithdrawalNotice } from '../notifications/notification.js';
 import type { Tx } from '../db/client.js';
 import { appendHistory, type ChangeContext } from './history.js';
 import { fillMissing } from './fillMissing.js';
 import type { MirrorOutcome } from './outcome.js';
+import type { Watch } from './applySaleNotice.js';
 
 type WithdrawalRow = typeof withdrawals.$inferSelect;
 type WithdrawalUpdate = Partial<typeof withdrawals.$inferInsert>;
@@ -15,12 +17,20 @@ export async function applyWithdrawalNotice(
   tx: Tx,
   notice: WithdrawalNotice,
   context: ChangeContext,
+  watch: Watch,
 ): Promise<MirrorOutcome> {
+  const schedule = {
+    nextReconcileAt: nextReconcileAt(
+      { resource: 'withdrawal', status: notice.status, createdAt: notice.createdAt ?? watch.now },
+      watch.now,
+      watch.policy,
+    ),
+  };
   let current = await lockWithdrawal(tx, notice.id);
   if (!current) {
     const inserted = await tx
       .insert(withdrawals)
-      .values(newWithdrawalRow(notice))
+      .values({ ...newWithdrawalRow(notice), ...schedule })
       .onConflictDoNothing()
       .returning({ id: withdrawals.id });
     if (inserted.length > 0) {
@@ -49,6 +59,7 @@ export async function applyWithdrawalNotice(
     case 'apply':
       await updateWithdrawal(tx, notice.id, {
         ...fillMissing(current, newWithdrawalRow(notice)),
+        ...schedule,
         status: notice.status,
         gatewayUpdatedAt: notice.updatedAt,
       });

@@ -8,6 +8,10 @@ import { z } from 'zod';
 export const NOTIFICATIONS_QUEUE = 'notifications';
 export const APPLY_NOTIFICATION_JOB = 'apply-notification';
 
+/** The reconciler's scheduled passes (no payload: a pass picks its own rows). */
+export const RECONCILE_QUEUE = 'reconcile';
+export const RECONCILE_JOB = 'reconcile-pass';
+
 export const notificationJobSchema = z.object({
   inboxEventId: z.number().int().positive(),
 });

@@ -33,3 +33,15 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Waits a moment for a fail-fast connection to be ready, so the first commands of a fresh
+ * process do not fail for no reason; Redis being down is not fatal, so this never throws.
+ */
+export async function settle(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await withTimeout(
+    new Promise<void>((resolve) => redis.once('ready', () => resolve())),
+    timeoutMs,
+  ).catch(() => undefined);
+}

@@ -14,9 +14,14 @@ import {
   enqueueNotifications,
   type RetryPolicy,
 } from '../queue/catalog.js';
+import {
+  startReconcileScheduler,
+  type ReconcileScheduler,
+} from '../reconciler/reconcileScheduler.js';
 import { startSweeperLoop, type SweeperLoop } from '../scheduler/sweeper.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
-import { createProducerRedis, createWorkerRedis, pingRedis, withTimeout } from './redis.js';
+import { gatewayClientFor } from './gatewayClient.js';
+import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
 
 export interface RunningPaymirror {
@@ -37,22 +42,28 @@ export async function startPaymirror(
   const database = createDatabase(config.databaseUrl, { max: config.dbPoolMax });
   const producerRedis = createProducerRedis(config.redisUrl);
   producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));
+  await settle(producerRedis, 3000);
   const needsQueue = roles.has('ingress') || roles.has('scheduler');
   const queue = needsQueue ? createNotificationQueue(producerRedis, config.queuePrefix) : null;
   queue?.on('error', (error) => logger.debug({ err: error }, 'queue error'));
   const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
 
-  const workerRedis = roles.has('worker') ? createWorkerRedis(config.redisUrl) : null;
-  const worker = workerRedis
-    ? createNotificationWorker({
-        db: database.db,
-        connection: workerRedis,
-        prefix: config.queuePrefix,
-        concurrency: config.workerConcurrency,
-        logger,
-        metrics,
-      })
-    : null;
+  const gateway = gatewayClientFor(config, metrics);
+  const workerRedis =
+    roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redisUrl) : null;
+  const worker =
+    roles.has('worker') && workerRedis
+      ? createNotificationWorker({
+          db: database.db,
+          gateway,
+          policy: config.watchPolicy,
+          connection: workerRedis,
+          prefix: config.queuePrefix,
+          concurrency: config.workerConcurrency,
+          logger,
+          metrics,
+        })
+      : null;
 
   let sweeper: SweeperLoop | null = null;
   if (roles.has('scheduler') && queue) {
@@ -62,6 +73,20 @@ export async function startPaymirror(
       logger,
       (count) => metrics.sweeperRequeued.inc(count),
     );
+  }
+  let reconciler: ReconcileScheduler | null = null;
+  if (roles.has('scheduler') && gateway && workerRedis) {
+    reconciler = await startReconcileScheduler({
+      db: database.db,
+      sql: database.sql,
+      gateway,
+      policy: config.watchPolicy,
+      logger,
+      connection: workerRedis,
+      prefix: config.queuePrefix,
+      intervalSeconds: config.reconcile.intervalSeconds,
+      batchSize: config.reconcile.batchSize,
+    });
   }
 
   const ingest: IngestDeps | null =
@@ -112,6 +137,7 @@ export async function startPaymirror(
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
         await sweeper?.stop();
+        await reconciler?.close();
         await worker?.close();
         await queue?.close();
         workerRedis?.disconnect();

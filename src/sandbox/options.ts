@@ -143,7 +143,7 @@ const reaisAmountSchema = z.string().transform((value, ctx) => {
  */
 export const sandboxOptionsSchema = z
   .object({
-    port: z.coerce.number().int().min(0).max(65_535).default(4010),
+    port: z.coerce.number().int().min(0).max(65_535).default(4000),
     host: z.string().min(1).default('127.0.0.1'),
     publicKey: apiKeySchema,
     privateKey: apiKeySchema,

@@ -1,5 +1,7 @@
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Db } from '../db/client.js';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
+import type { GatewayClient } from '../gateway/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import {
@@ -12,6 +14,8 @@ import { processInboxEvent, recordFailedAttempt, type ProcessResult } from './pr
 
 export interface NotificationWorkerDeps {
   readonly db: Db;
+  readonly gateway: GatewayClient | null;
+  readonly policy: WatchPolicy;
   readonly connection: ConnectionOptions;
   readonly prefix: string;
   readonly concurrency: number;
@@ -37,7 +41,7 @@ async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): 
   const { inboxEventId } = data.data;
   let result: ProcessResult;
   try {
-    result = await processInboxEvent(deps.db, inboxEventId);
+    result = await processInboxEvent(deps, inboxEventId);
   } catch (error) {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     deps.logger.warn(
@@ -56,19 +60,27 @@ async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): 
 function observe(result: ProcessResult, inboxEventId: number, deps: NotificationWorkerDeps): void {
   switch (result.kind) {
     case 'done': {
-      deps.metrics.workerOutcomes.inc({
-        resource: result.resource,
-        outcome: result.result.outcome,
-      });
-      const level = result.result.outcome === 'invalid' ? 'warn' : 'debug';
-      deps.logger[level](
-        { inboxEventId, resource: result.resource, ...result.result },
-        'notification applied',
-      );
-      if (result.result.outcome === 'applied' && result.result.needsReconcile) {
+      deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
+      const { kind: _kind, ...fields } = result;
+      if (result.outcome === 'forged') {
         deps.logger.warn(
-          { inboxEventId, from: result.result.from, to: result.result.to },
+          { inboxEventId, ...fields },
+          'forged notification: the gateway does not know this record as ours',
+        );
+      } else if (result.outcome === 'invalid') {
+        deps.logger.warn({ inboxEventId, ...fields }, 'impossible move quarantined');
+      } else if (result.needsReconcile) {
+        deps.logger.warn(
+          { inboxEventId, ...fields },
           'ambiguous move applied unconfirmed; row marked for reconciliation',
+        );
+      } else {
+        deps.logger.debug({ inboxEventId, ...fields }, 'notification applied');
+      }
+      if (result.crossChannelDisagreement) {
+        deps.logger.warn(
+          { inboxEventId, resource: result.resource },
+          'postback and webhook disagree on the amount',
         );
       }
       return;

@@ -1,17 +1,37 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { inboxEvents } from '../db/schema.js';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
+import type { GatewayClient } from '../gateway/types.js';
+import { applyGatewayTransaction } from '../mirror/applyGatewayTransaction.js';
+import { applyGatewayWithdrawal } from '../mirror/applyGatewayWithdrawal.js';
 import { applySaleNotice } from '../mirror/applySaleNotice.js';
 import { applyWithdrawalNotice } from '../mirror/applyWithdrawalNotice.js';
-import type { MirrorOutcome } from '../mirror/outcome.js';
-import type { Channel } from '../notifications/notification.js';
+import type { ChangeContext } from '../mirror/history.js';
+import type { Channel, Notice } from '../notifications/notification.js';
 import { parseNotification } from '../notifications/parseNotification.js';
+import { confirmNotice, type Confirmation } from './confirmNotice.js';
+import { recordCrossChannelDisagreement } from './crossChannelCheck.js';
+
+export interface ProcessDeps {
+  readonly db: Db;
+  /** Null without gateway keys: notifications are applied as received. */
+  readonly gateway: GatewayClient | null;
+  readonly policy: WatchPolicy;
+  readonly now?: () => Date;
+}
+
+export type WorkerOutcome = 'applied' | 'noop' | 'stale' | 'invalid' | 'forged';
 
 export type ProcessResult =
   | {
       readonly kind: 'done';
       readonly resource: 'sale' | 'withdrawal';
-      readonly result: MirrorOutcome;
+      readonly outcome: WorkerOutcome;
+      readonly confirmed: boolean;
+      readonly needsReconcile: boolean;
+      readonly crossChannelDisagreement: boolean;
+      readonly detail?: string;
     }
   | { readonly kind: 'quarantined'; readonly reason: string }
   /** The row was already finished (a re-run job, a sweeper re-enqueue): nothing to do. */
@@ -19,43 +39,133 @@ export type ProcessResult =
   | { readonly kind: 'missing' };
 
 /**
- * Applies one inbox row in one transaction: lock the inbox row (so a re-delivered job cannot
- * apply it twice), parse, write the mirror, and record the outcome on the inbox row.
+ * Applies one inbox row: parse, confirm with the gateway when needed (outside any
+ * transaction), then in one transaction lock the inbox row (so a re-delivered job cannot
+ * apply it twice), write the mirror and record the outcome.
  */
-export async function processInboxEvent(db: Db, inboxEventId: number): Promise<ProcessResult> {
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .select({
-        state: inboxEvents.state,
-        channel: inboxEvents.channel,
-        payload: inboxEvents.payload,
-      })
+export async function processInboxEvent(
+  deps: ProcessDeps,
+  inboxEventId: number,
+): Promise<ProcessResult> {
+  const now = deps.now ?? (() => new Date());
+  const [row] = await deps.db
+    .select({
+      state: inboxEvents.state,
+      channel: inboxEvents.channel,
+      payload: inboxEvents.payload,
+    })
+    .from(inboxEvents)
+    .where(eq(inboxEvents.id, inboxEventId));
+  if (!row) return { kind: 'missing' };
+  if (row.state !== 'pending') return { kind: 'skipped', state: row.state };
+
+  const channel = row.channel as Channel;
+  const parsed = parseNotification(channel, (row.payload ?? {}) as Record<string, unknown>);
+  const confirmation: Confirmation = parsed.ok
+    ? await confirmNotice(deps.db, deps.gateway, channel, parsed.notice, now)
+    : { kind: 'none' };
+
+  return deps.db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ state: inboxEvents.state })
       .from(inboxEvents)
       .where(eq(inboxEvents.id, inboxEventId))
       .for('update');
-    const row = rows[0];
-    if (!row) return { kind: 'missing' } as const;
-    if (row.state !== 'pending') return { kind: 'skipped', state: row.state } as const;
-
-    const channel = row.channel as Channel;
-    const parsed = parseNotification(channel, (row.payload ?? {}) as Record<string, unknown>);
+    if (!locked) return { kind: 'missing' } as const;
+    if (locked.state !== 'pending') return { kind: 'skipped', state: locked.state } as const;
     if (!parsed.ok) {
       await finish(tx, inboxEventId, 'quarantined', 'unparseable', parsed.reason);
       return { kind: 'quarantined', reason: parsed.reason } as const;
     }
-    const context = { source: channel, inboxEventId };
-    const notice = parsed.notice;
-    const result =
-      notice.kind === 'sale'
-        ? await applySaleNotice(tx, notice, context)
-        : await applyWithdrawalNotice(tx, notice, context);
+    const result = await apply(
+      tx,
+      parsed.notice,
+      confirmation,
+      { source: channel, inboxEventId },
+      deps,
+      now(),
+    );
+    const crossChannelDisagreement =
+      parsed.notice.kind === 'sale' && result.outcome !== 'forged' && result.outcome !== 'invalid'
+        ? await recordCrossChannelDisagreement(tx, channel, parsed.notice, inboxEventId)
+        : false;
     if (result.outcome === 'invalid') {
-      await finish(tx, inboxEventId, 'quarantined', 'invalid', result.reason);
+      await finish(tx, inboxEventId, 'quarantined', 'invalid', result.detail ?? null);
     } else {
-      await finish(tx, inboxEventId, 'processed', result.outcome, null);
+      await finish(tx, inboxEventId, 'processed', result.outcome, result.detail ?? null);
     }
-    return { kind: 'done', resource: notice.kind, result } as const;
+    return {
+      kind: 'done',
+      resource: parsed.notice.kind,
+      crossChannelDisagreement,
+      ...result,
+    } as const;
   });
+}
+
+interface Applied {
+  readonly outcome: WorkerOutcome;
+  readonly confirmed: boolean;
+  readonly needsReconcile: boolean;
+  readonly detail?: string;
+}
+
+async function apply(
+  tx: Tx,
+  notice: Notice,
+  confirmation: Confirmation,
+  context: ChangeContext,
+  deps: ProcessDeps,
+  now: Date,
+): Promise<Applied> {
+  const watch = { now, policy: deps.policy };
+  switch (confirmation.kind) {
+    case 'forged':
+      return {
+        outcome: 'forged',
+        confirmed: true,
+        needsReconcile: false,
+        detail: `gateway answered ${confirmation.status} for ${notice.kind} ${notice.id}`,
+      };
+    case 'sale': {
+      const feeCents = notice.kind === 'sale' ? notice.feeCents : null;
+      const written = await applyGatewayTransaction(tx, confirmation.record, {
+        ...context,
+        ...watch,
+        readAt: confirmation.readAt,
+        reconciled: false,
+        feeCents,
+      });
+      return fromGatewayWrite(written);
+    }
+    case 'withdrawal': {
+      const written = await applyGatewayWithdrawal(tx, confirmation.record, {
+        ...context,
+        ...watch,
+        readAt: confirmation.readAt,
+        reconciled: false,
+      });
+      return fromGatewayWrite(written);
+    }
+    case 'none': {
+      const result =
+        notice.kind === 'sale'
+          ? await applySaleNotice(tx, notice, context, watch)
+          : await applyWithdrawalNotice(tx, notice, context, watch);
+      return {
+        outcome: result.outcome,
+        confirmed: false,
+        needsReconcile: result.outcome === 'applied' && result.needsReconcile,
+        ...('reason' in result ? { detail: result.reason } : {}),
+      };
+    }
+  }
+}
+
+function fromGatewayWrite(written: Awaited<ReturnType<typeof applyGatewayTransaction>>): Applied {
+  return written.outcome === 'stale'
+    ? { outcome: 'stale', confirmed: true, needsReconcile: false, detail: written.reason }
+    : { outcome: written.outcome, confirmed: true, needsReconcile: false };
 }
 
 async function finish(
@@ -70,9 +180,9 @@ async function finish(
     .set({
       state,
       outcome,
-      quarantineReason: reason,
+      quarantineReason: state === 'quarantined' ? reason : null,
+      lastError: state === 'processed' ? reason : null,
       attempts: sql`${inboxEvents.attempts} + 1`,
-      lastError: null,
       processedAt: sql`now()`,
     })
     .where(eq(inboxEvents.id, id));
@@ -85,12 +195,11 @@ export async function recordFailedAttempt(
   error: unknown,
   final: boolean,
 ): Promise<void> {
-  const message = describeFailure(error);
   await db
     .update(inboxEvents)
     .set({
       attempts: sql`${inboxEvents.attempts} + 1`,
-      lastError: message.slice(0, 4000),
+      lastError: describeFailure(error).slice(0, 4000),
       ...(final ? { state: 'failed', outcome: 'error', processedAt: sql`now()` } : {}),
     })
     .where(sql`${inboxEvents.id} = ${inboxEventId} and ${inboxEvents.state} = 'pending'`);

@@ -173,7 +173,7 @@ describe('ordering', () => {
       outcome: 'applied',
     });
     const rows =
-      await sql()`select status, next_reconcile_at is not null as marked from sales where id = 5104`;
+      await sql()`select status, reconcile_requested_at is not null as marked from sales where id = 5104`;
     expect(rows[0]).toEqual({ status: 'MED', marked: true });
   });
 

@@ -32,7 +32,7 @@ describe('sandboxOptionsSchema (CLI)', () => {
     ...keys,
     postbackSecret: 'secret',
     userId: '17',
-    port: '4010',
+    port: '4000',
     initialBalance: '1500.50',
   };
 
@@ -41,7 +41,7 @@ describe('sandboxOptionsSchema (CLI)', () => {
       ...keys,
       postbackSecret: 'secret',
       userId: 17,
-      port: 4010,
+      port: 4000,
       host: '127.0.0.1',
       webhookUrl: null,
       initialBalanceCents: 150_050,

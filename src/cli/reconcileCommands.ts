@@ -1,0 +1,111 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { backfillSales } from '../reconciler/backfillSales.js';
+import { withPassLock } from '../reconciler/passLock.js';
+import { runReconcilePass, type PassSummary } from '../reconciler/reconcilePass.js';
+import type { PassSelection } from '../reconciler/selectCandidates.js';
+import { exitOnError } from './environment.js';
+import { progressPrinter, withGatewayContext } from './gatewayContext.js';
+
+/** How long `reconcile` waits for a pass another process is running (DESIGN 7). */
+const WAIT_FOR_RUNNING_PASS_MS = 120_000;
+
+export function parseId(value: string): number {
+  if (!/^[0-9]{1,15}$/.test(value) || Number(value) < 1) {
+    throw new InvalidArgumentError('expected a positive whole number');
+  }
+  return Number(value);
+}
+
+export function registerReconcileCommands(program: Command): void {
+  const reconcile = program
+    .command('reconcile')
+    .description('compare the mirror with the gateway now, correct it, and print a summary')
+    .option('--all-open', 'every non-final row (PAGO within its watch window included)')
+    .action(async (options: { allOpen?: boolean }) => {
+      await runPass(
+        options.allOpen ? { kind: 'all-open' } : { kind: 'due', limit: 10_000 },
+        options.allOpen ? 'cli:all-open' : 'cli:due',
+      );
+    });
+  reconcile
+    .command('sale <id>')
+    .description('reconcile one sale')
+    .action(async (id: string) => runPass({ kind: 'sale', id: parseId(id) }, 'cli:sale'));
+  reconcile
+    .command('withdrawal <id>')
+    .description('reconcile one withdrawal')
+    .action(async (id: string) =>
+      runPass({ kind: 'withdrawal', id: parseId(id) }, 'cli:withdrawal'),
+    );
+
+  program
+    .command('backfill')
+    .description('mirror records the gateway has and paymirror never heard of')
+    .command('sales')
+    .requiredOption('--from-id <id>', 'first sale id to probe', parseId)
+    .requiredOption('--to-id <id>', 'last sale id to probe', parseId)
+    .action(async (options: { fromId: number; toId: number }) => {
+      try {
+        const summary = await withGatewayContext(({ config, database, gateway, logger }) =>
+          backfillSales(
+            {
+              db: database.db,
+              sql: database.sql,
+              gateway,
+              policy: config.watchPolicy,
+              logger,
+              onProgress: progressPrinter('probed'),
+            },
+            options.fromId,
+            options.toId,
+          ),
+        );
+        process.stdout.write(
+          `backfill sales ${summary.fromId}..${summary.toId} (resumed at ${summary.resumedAt}): ` +
+            `${summary.found} mirrored, ${summary.skipped} skipped (404/403)\n`,
+        );
+      } catch (error) {
+        exitOnError(error);
+      }
+    });
+}
+
+async function runPass(selection: PassSelection, trigger: string): Promise<void> {
+  let summary: PassSummary | null;
+  try {
+    summary = await withGatewayContext(({ config, database, gateway, logger }) =>
+      withPassLock(database.sql, WAIT_FOR_RUNNING_PASS_MS, () =>
+        runReconcilePass(
+          {
+            db: database.db,
+            sql: database.sql,
+            gateway,
+            policy: config.watchPolicy,
+            logger,
+            onProgress: progressPrinter('checked'),
+          },
+          selection,
+          trigger,
+        ),
+      ),
+    );
+  } catch (error) {
+    exitOnError(error);
+  }
+  if (!summary) exitOnError(new Error('no pass ran'));
+  process.stdout.write(formatSummary(summary));
+  if (summary.status !== 'succeeded') process.exit(1);
+}
+
+export function formatSummary(summary: PassSummary): string {
+  const rows: [string, number | string][] = [
+    ['run', summary.runId],
+    ['status', summary.status],
+    ['checked', summary.checked],
+    ['unchanged', summary.unchanged],
+    ['corrected', summary.corrected],
+    ['not found', summary.notFound],
+    ['errors', summary.errors],
+  ];
+  return rows.map(([name, value]) => `${name.padEnd(10)} ${value}`).join('\n') + '\n';
+}

@@ -1,0 +1,100 @@
+import { isFinalSaleStatus, type PaymentMethod, type SaleStatus } from './saleMachine.js';
+import { isFinalWithdrawalStatus, type WithdrawalStatus } from './withdrawalMachine.js';
+
+/**
+ * When the reconciler should next compare a mirror row with the gateway (DESIGN 7). Young
+ * rows move fast and are checked often; older ones less. A paid sale stays under watch while
+ * money can still come back: the MED window for PIX, the chargeback window for cards.
+ */
+export interface WatchPolicy {
+  readonly medWindowDays: number;
+  readonly chargebackWindowDays: number;
+  /** Paid boleto and transfer sales: refunds come within this window. */
+  readonly paidWatchDays: number;
+  readonly pixExpiryHours: number;
+  readonly boletoExpiryDays: number;
+  /** Pending PIX and boleto sales are watched until expiry plus this grace. */
+  readonly pendingGraceHours: number;
+}
+
+export const DEFAULT_WATCH_POLICY: WatchPolicy = {
+  medWindowDays: 90,
+  chargebackWindowDays: 180,
+  paidWatchDays: 30,
+  pixExpiryHours: 24,
+  boletoExpiryDays: 3,
+  pendingGraceHours: 24,
+};
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Age of the row → time until its next check. */
+const STEPS: readonly { readonly below: number; readonly every: number }[] = [
+  { below: HOUR, every: 5 * MINUTE },
+  { below: DAY, every: 30 * MINUTE },
+  { below: 7 * DAY, every: 6 * HOUR },
+  { below: 30 * DAY, every: DAY },
+  { below: Infinity, every: 3 * DAY },
+];
+
+export function checkIntervalFor(ageMs: number): number {
+  return (STEPS.find((step) => Math.max(0, ageMs) < step.below) ?? { every: 3 * DAY }).every;
+}
+
+export type WatchedRecord =
+  | {
+      readonly resource: 'sale';
+      readonly status: SaleStatus;
+      readonly paymentMethod: PaymentMethod;
+      readonly createdAt: Date;
+      readonly completedAt: Date | null;
+    }
+  | {
+      readonly resource: 'withdrawal';
+      readonly status: WithdrawalStatus;
+      readonly createdAt: Date;
+    };
+
+/** The next check, or null when the row no longer needs one. */
+export function nextReconcileAt(
+  record: WatchedRecord,
+  now: Date,
+  policy: WatchPolicy = DEFAULT_WATCH_POLICY,
+): Date | null {
+  if (record.resource === 'withdrawal') {
+    return isFinalWithdrawalStatus(record.status) ? null : after(now, record.createdAt, null);
+  }
+  if (isFinalSaleStatus(record.status)) return null;
+  if (record.status === 'PAGO') {
+    const since = record.completedAt ?? record.createdAt;
+    return after(now, since, plus(since, paidWindowDays(record.paymentMethod, policy) * DAY));
+  }
+  if (record.status === 'PENDENTE' && record.paymentMethod === 'PIX') {
+    const deadline = policy.pixExpiryHours * HOUR + policy.pendingGraceHours * HOUR;
+    return after(now, record.createdAt, plus(record.createdAt, deadline));
+  }
+  if (record.status === 'PENDENTE' && record.paymentMethod === 'BOLETO') {
+    const deadline = policy.boletoExpiryDays * DAY + policy.pendingGraceHours * HOUR;
+    return after(now, record.createdAt, plus(record.createdAt, deadline));
+  }
+  return after(now, record.createdAt, null);
+}
+
+/** Whether a paid sale of this method is still inside its watch window at `now`. */
+export function paidWindowDays(method: PaymentMethod, policy: WatchPolicy): number {
+  if (method === 'PIX') return policy.medWindowDays;
+  if (method === 'CREDIT_CARD' || method === 'DEBIT_CARD') return policy.chargebackWindowDays;
+  return policy.paidWatchDays;
+}
+
+function after(now: Date, since: Date, watchUntil: Date | null): Date | null {
+  if (watchUntil !== null && now >= watchUntil) return null;
+  const next = plus(now, checkIntervalFor(now.getTime() - since.getTime()));
+  return watchUntil !== null && next > watchUntil ? watchUntil : next;
+}
+
+function plus(date: Date, ms: number): Date {
+  return new Date(date.getTime() + ms);
+}

@@ -1,0 +1,81 @@
+import { and, eq, sql as drizzleSql } from 'drizzle-orm';
+import { backfillProgress } from '../db/schema.js';
+import { GatewayError } from '../gateway/gatewayError.js';
+import { applyGatewayTransaction } from '../mirror/applyGatewayTransaction.js';
+import type { ReconcileDeps } from './reconcilePass.js';
+
+export interface BackfillSummary {
+  readonly fromId: number;
+  readonly toId: number;
+  readonly found: number;
+  readonly skipped: number;
+  readonly resumedAt: number;
+}
+
+export class BackfillRangeError extends Error {
+  override readonly name = 'BackfillRangeError';
+}
+
+/**
+ * Probes sale ids A..B with GET (under the client's rate limit) and mirrors those that are
+ * ours; 404 and 403 are skipped. Progress is saved after every id, so running the same range
+ * again resumes where a stop (or a gateway failure) left off.
+ */
+export async function backfillSales(
+  deps: ReconcileDeps,
+  fromId: number,
+  toId: number,
+): Promise<BackfillSummary> {
+  if (!Number.isSafeInteger(fromId) || !Number.isSafeInteger(toId) || fromId < 1 || toId < fromId) {
+    throw new BackfillRangeError(`invalid range ${fromId}..${toId}: need 1 <= from-id <= to-id`);
+  }
+  const key = and(
+    eq(backfillProgress.resourceType, 'sale'),
+    eq(backfillProgress.fromId, fromId),
+    eq(backfillProgress.toId, toId),
+  );
+  await deps.db
+    .insert(backfillProgress)
+    .values({ resourceType: 'sale', fromId, toId, nextId: fromId })
+    .onConflictDoNothing();
+  const [progress] = await deps.db.select().from(backfillProgress).where(key);
+  if (!progress) throw new Error('backfill progress row vanished');
+  let { found, skipped } = progress;
+  const resumedAt = progress.nextId;
+  const now = deps.now ?? (() => new Date());
+
+  for (let id = progress.nextId; id <= toId; id += 1) {
+    const readAt = now();
+    let isOurs = true;
+    try {
+      const record = await deps.gateway.getTransaction(id);
+      await deps.db.transaction((tx) =>
+        applyGatewayTransaction(tx, record, {
+          source: 'reconcile',
+          inboxEventId: null,
+          readAt,
+          now: now(),
+          policy: deps.policy,
+          reconciled: true,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.isNotOurs)) throw error;
+      isOurs = false;
+    }
+    if (isOurs) found += 1;
+    else skipped += 1;
+    await deps.db
+      .update(backfillProgress)
+      .set({
+        nextId: id + 1,
+        found,
+        skipped,
+        updatedAt: drizzleSql`now()`,
+        ...(id === toId ? { finishedAt: drizzleSql`now()` } : {}),
+      })
+      .where(key);
+    deps.onProgress?.(id - fromId + 1, toId - fromId + 1);
+  }
+  return { fromId, toId, found, skipped, resumedAt };
+}
