@@ -1,0 +1,389 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayClient } from '../../src/gateway/index.js';
+import { withPassLock } from '../../src/reconciler/passLock.js';
+import { runReconcilePass } from '../../src/reconciler/reconcilePass.js';
+import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import { createLogger } from '../../src/log/logger.js';
+import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { runCli } from '../support/cli.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// Notifications are hints; the gateway's GET is the truth (issue 3), against the sandbox.
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let gateway: TestSandbox;
+let app: TestPaymirror;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  gateway = await startTestSandbox();
+  app = await startTestPaymirror({
+    db,
+    queue,
+    env: { ...gateway.env, RECONCILE_INTERVAL_SECONDS: '3600' },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await gateway?.close();
+  await queue?.drop();
+  await db?.drop();
+});
+
+const sql = () => db.database.sql;
+const silent = createLogger({ level: 'silent' });
+
+async function finished(inboxId: number) {
+  return waitFor(
+    async () => {
+      const rows = await sql()<{ state: string; outcome: string | null }[]>`
+      select state, outcome from inbox_events where id = ${inboxId}`;
+      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
+    },
+    { what: `inbox row ${inboxId}` },
+  );
+}
+
+function reconcileDeps() {
+  return {
+    db: db.database.db,
+    sql: db.database.sql,
+    gateway: createGatewayClient({
+      baseUrl: gateway.url,
+      publicKey: gateway.publicKey,
+      privateKey: gateway.privateKey,
+      retry: { attempts: 1 },
+    }),
+    policy: DEFAULT_WATCH_POLICY,
+    logger: silent,
+  };
+}
+
+describe('confirmation of unsigned webhooks', () => {
+  it('a webhook claiming 999999 for a sale the gateway has at 5000 ends with 5000', async () => {
+    const id = await gateway.createSale({ amount: 5000 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const answer = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '999999' }));
+    expect(await finished(answer.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
+    const [sale] =
+      await sql()`select status, amount_cents, net_amount_cents, fee_cents, gateway_read_at is not null as read from sales where id = ${id}`;
+    expect(sale).toMatchObject({
+      status: 'PAGO',
+      amount_cents: '5000',
+      fee_cents: '150',
+      read: true,
+    });
+    expect(Number(sale?.net_amount_cents)).toBeLessThan(5000);
+  });
+
+  it('a webhook whose status the gateway does not confirm takes the gateway status', async () => {
+    const id = await gateway.createSale({ amount: 7000 });
+    const answer = await app.webhook(webhookSaleBody({ id, status: 'ESTORNADO', amount: '7000' }));
+    await finished(answer.body.id as number);
+    const [sale] = await sql()`select status from sales where id = ${id}`;
+    expect(sale?.status).toBe('PENDENTE');
+  });
+
+  it('a webhook for an id the gateway does not know (404) or that is not ours (403) changes nothing', async () => {
+    const unknown = await app.webhook(webhookSaleBody({ id: 987654, status: 'PAGO' }));
+    expect(await finished(unknown.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'forged',
+    });
+    const foreign = await gateway.control('/foreign-sales', { amount: 1000 });
+    const foreignId = (foreign.body.id ??
+      (foreign.body.sale as { id: number } | undefined)?.id) as number;
+    expect(foreignId).toEqual(expect.any(Number));
+    const forged = await app.webhook(webhookSaleBody({ id: foreignId, status: 'PAGO' }));
+    expect(await finished(forged.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'forged',
+    });
+    const rows = await sql()`select id from sales where id in (987654, ${foreignId})`;
+    expect(rows).toHaveLength(0);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /paymirror_worker_outcomes_total\{resource="sale",outcome="forged"\} 2/,
+    );
+  });
+
+  it('a withdrawal webhook is confirmed with GET cashout; the read form FAILED equals REJECTED', async () => {
+    await gateway.control('/balance', { availableCents: 100_000 });
+    const cashout = await gateway.api('POST', '/api/public/cashout', {
+      amount: 150.5,
+      pixKey: '12345678909',
+    });
+    const id = cashout.body.id as number;
+    await gateway.control(`/withdrawals/${id}/status`, { status: 'PROCESSING' });
+    await gateway.control(`/withdrawals/${id}/status`, { status: 'REJECTED' });
+    const answer = await app.webhook(
+      withdrawalBody({
+        id,
+        status: 'REJECTED',
+        amount: '999.99',
+        updatedAt: new Date().toISOString(),
+      }),
+    );
+    expect(await finished(answer.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
+    const [row] =
+      await sql()`select status, amount_cents, net_amount_cents, fee_total_cents from withdrawals where id = ${id}`;
+    expect(row).toEqual({
+      status: 'FAILED',
+      amount_cents: '15050',
+      net_amount_cents: '14775',
+      fee_total_cents: '275',
+    });
+  });
+
+  it('gateway down: the job retries and the notification is applied once it is back', async () => {
+    const id = await gateway.createSale({ amount: 4200 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    await gateway.control('/faults', { internalError: 1 });
+    const answer = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4200' }));
+    const inboxId = answer.body.id as number;
+    await waitFor(
+      async () => {
+        const [row] =
+          await sql()`select attempts, state, last_error from inbox_events where id = ${inboxId}`;
+        return row && row.attempts >= 1 && row.state === 'pending' ? row : undefined;
+      },
+      { what: 'a failed attempt' },
+    );
+    await gateway.control('/faults', { internalError: 0 });
+    expect(await finished(inboxId)).toEqual({ state: 'processed', outcome: 'applied' });
+  });
+
+  it('postback and webhook disagreeing on the amount are recorded as a cross-channel discrepancy', async () => {
+    const id = await gateway.createSale({ amount: 5000 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '5000' }));
+    await finished(post.body.id as number);
+    const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '6000' }));
+    await finished(hook.body.id as number);
+    const rows =
+      await sql()`select field, mirror_value, gateway_value, source, action from reconciliation_discrepancies where resource_id = ${id}`;
+    expect(rows).toEqual([
+      {
+        field: 'amount_cents',
+        mirror_value: '5000',
+        gateway_value: '6000',
+        source: 'cross_channel',
+        action: 'recorded',
+      },
+    ]);
+  });
+});
+
+describe('reconciliation', () => {
+  it('finds a refund the mirror never heard of, corrects it, and records it', async () => {
+    const id = await gateway.createSale({ amount: 8000 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '8000' }));
+    await finished(post.body.id as number);
+    await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
+
+    const summary = await runReconcilePass(reconcileDeps(), { kind: 'all-open' }, 'test');
+    expect(summary.status).toBe('succeeded');
+    expect(summary.corrected).toBeGreaterThanOrEqual(1);
+    const [sale] =
+      await sql()`select status, last_reconciled_at is not null as reconciled, next_reconcile_at from sales where id = ${id}`;
+    expect(sale).toEqual({ status: 'ESTORNADO', reconciled: true, next_reconcile_at: null });
+    const history =
+      await sql()`select from_status, to_status, source from status_history where resource_id = ${id} and resource_type = 'sale' order by id`;
+    expect(history.at(-1)).toEqual({
+      from_status: 'PAGO',
+      to_status: 'ESTORNADO',
+      source: 'reconcile',
+    });
+    const discrepancies =
+      await sql()`select field, mirror_value, gateway_value, action from reconciliation_discrepancies where run_id = ${summary.runId} and resource_id = ${id}`;
+    expect(discrepancies).toContainEqual({
+      field: 'status',
+      mirror_value: 'PAGO',
+      gateway_value: 'ESTORNADO',
+      action: 'corrected',
+    });
+    const [run] =
+      await sql()`select status, checked, corrected, finished_at is not null as finished from reconciliation_runs where id = ${summary.runId}`;
+    expect(run).toMatchObject({ status: 'succeeded', finished: true });
+  });
+
+  it('gateway 500s during a pass: the pass is recorded failed and rows are untouched', async () => {
+    const id = await gateway.createSale({ amount: 9100 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '9100' }));
+    await finished(post.body.id as number);
+    const [before] = await sql()`select * from sales where id = ${id}`;
+    await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
+    await gateway.control('/faults', { internalError: 1 });
+    try {
+      const summary = await runReconcilePass(reconcileDeps(), { kind: 'sale', id }, 'test');
+      expect(summary).toMatchObject({ status: 'failed', errors: 1, corrected: 0 });
+      const [run] = await sql()`select status from reconciliation_runs where id = ${summary.runId}`;
+      expect(run?.status).toBe('failed');
+    } finally {
+      await gateway.control('/faults', { internalError: 0 });
+    }
+    const [after] = await sql()`select * from sales where id = ${id}`;
+    expect(after).toEqual(before);
+  });
+
+  it('two passes started at once: one runs, the other finds the lock taken', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = withPassLock(sql(), 0, async () => {
+      await held;
+      return 'first';
+    });
+    await waitFor(async () => {
+      const rows = await sql()`select 1 from pg_locks where locktype = 'advisory' and granted`;
+      return rows.length > 0;
+    });
+    const second = await withPassLock(sql(), 0, async () => 'second');
+    release();
+    expect(second).toBeNull();
+    expect(await first).toBe('first');
+  });
+
+  it('an ambiguous postback (PAGO then MED) is confirmed with GET before it is applied', async () => {
+    const id = await gateway.createSale({ amount: 3000 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    await app
+      .postback(postbackBody({ id, status: 'PAGO', amount: '3000' }))
+      .then((a) => finished(a.body.id as number));
+    // The gateway says PAGO; a (late, replayed) MED postback arrives: ambiguous, confirmed by GET.
+    const med = await app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
+    expect(await finished(med.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
+    const [sale] = await sql()`select status from sales where id = ${id}`;
+    expect(sale?.status).toBe('PAGO');
+  });
+});
+
+describe('scheduling', () => {
+  it('a due pass takes the rows the worker marked before the rows merely due', async () => {
+    const marked = await gateway.createSale({ amount: 1100 });
+    const due = await gateway.createSale({ amount: 1200 });
+    for (const id of [marked, due]) {
+      await app
+        .postback(
+          postbackBody({ id, status: 'PENDENTE', amount: String(id === marked ? 1100 : 1200) }),
+        )
+        .then((a) => finished(a.body.id as number));
+    }
+    await sql()`update sales set next_reconcile_at = now() - interval '1 hour', reconcile_requested_at = null`;
+    await sql()`update sales set reconcile_requested_at = now(), next_reconcile_at = now() + interval '1 day' where id = ${marked}`;
+    const summary = await runReconcilePass(reconcileDeps(), { kind: 'due', limit: 1 }, 'test');
+    expect(summary.checked).toBe(1);
+    const [row] =
+      await sql()`select reconcile_requested_at, last_reconciled_at is not null as reconciled, next_reconcile_at > now() as rescheduled from sales where id = ${marked}`;
+    expect(row).toEqual({ reconcile_requested_at: null, reconciled: true, rescheduled: true });
+    const [other] = await sql()`select last_reconciled_at from sales where id = ${due}`;
+    expect(other?.last_reconciled_at).toBeNull();
+  });
+});
+
+describe('CLI', () => {
+  const env = () => ({ DATABASE_URL: db.url, ...gateway.env, LOG_LEVEL: 'warn' });
+
+  it('reconcile --all-open prints a summary and exits 0; with the gateway failing, exits non-zero', async () => {
+    const ok = runCli(['reconcile', '--all-open'], env());
+    expect((await ok.exited).code).toBe(0);
+    expect(ok.output()).toMatch(/status\s+succeeded/);
+    expect(ok.output()).toMatch(/checked\s+[0-9]+/);
+    expect(ok.output()).toMatch(/corrected\s+[0-9]+/);
+    await gateway.control('/faults', { internalError: 1 });
+    try {
+      const failing = runCli(['reconcile', '--all-open'], { ...env(), LOG_LEVEL: 'silent' });
+      expect((await failing.exited).code).not.toBe(0);
+      expect(failing.output()).toMatch(/status\s+(failed|partial)/);
+    } finally {
+      await gateway.control('/faults', { internalError: 0 });
+    }
+  });
+
+  it('reconcile sale <id> and sale get <id> answer for one sale', async () => {
+    const id = await gateway.createSale({ amount: 2500 });
+    const one = runCli(['reconcile', 'sale', String(id)], env());
+    expect((await one.exited).code).toBe(0);
+    expect(one.output()).toMatch(/checked\s+1/);
+    const get = runCli(['sale', 'get', String(id)], env());
+    expect((await get.exited).code).toBe(0);
+    expect(JSON.parse(get.output())).toMatchObject({ id, amountCents: 2500, status: 'PENDENTE' });
+    const missing = runCli(['sale', 'get', '999999'], env());
+    expect((await missing.exited).code).not.toBe(0);
+    expect(JSON.parse(missing.output())).toMatchObject({
+      error: 'GatewayError',
+      status: 404,
+      shape: 'B',
+    });
+  });
+
+  it('backfill sales mirrors ours, skips 404/403, and resumes where it stopped', async () => {
+    const first = await gateway.createSale({ amount: 3300 });
+    await gateway.control('/foreign-sales', { amount: 100 });
+    const last = await gateway.createSale({ amount: 3400 });
+    const run = runCli(
+      ['backfill', 'sales', '--from-id', String(first), '--to-id', String(last + 2)],
+      env(),
+    );
+    expect((await run.exited).code).toBe(0);
+    expect(run.output()).toMatch(/2 mirrored, 3 skipped/);
+    const rows =
+      await sql()`select id, amount_cents from sales where id in (${first}, ${last}) order by id`;
+    expect(rows).toEqual([
+      { id: String(first), amount_cents: '3300' },
+      { id: String(last), amount_cents: '3400' },
+    ]);
+    const again = runCli(
+      ['backfill', 'sales', '--from-id', String(first), '--to-id', String(last + 2)],
+      env(),
+    );
+    expect((await again.exited).code).toBe(0);
+    expect(again.output()).toMatch(new RegExp(`resumed at ${last + 3}`));
+  });
+
+  it('cashout sends the amount once and writes the withdrawal to the mirror at once', async () => {
+    await gateway.control('/balance', { availableCents: 50_000 });
+    const run = runCli(
+      [
+        'cashout',
+        '--amount',
+        '150.50',
+        '--pix-key',
+        'maria@example.com',
+        '--pix-key-type',
+        'EMAIL',
+      ],
+      env(),
+    );
+    expect((await run.exited).code).toBe(0);
+    const answer = JSON.parse(run.output()) as { id: number; amountCents: number };
+    expect(answer.amountCents).toBe(15050);
+    const [row] = await sql()`select status, amount_cents from withdrawals where id = ${answer.id}`;
+    expect(row).toEqual({ status: 'PENDING', amount_cents: '15050' });
+    const refused = runCli(
+      ['cashout', '--amount', '99.99', '--pix-key', 'maria@example.com'],
+      env(),
+    );
+    expect((await refused.exited).code).not.toBe(0);
+    expect(JSON.parse(refused.output())).toMatchObject({
+      status: 422,
+      shape: 'A',
+      errorType: 'MINIMUM_VALUE',
+    });
+  });
+});
