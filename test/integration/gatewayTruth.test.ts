@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient } from '../../src/gateway/index.js';
+import { createSale } from '../../src/operations/createSale.js';
 import { withPassLock } from '../../src/reconciler/passLock.js';
 import { runReconcilePass } from '../../src/reconciler/reconcilePass.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { createLogger } from '../../src/log/logger.js';
-import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
+import {
+  WEBHOOK_TOKEN,
+  postbackBody,
+  webhookSaleBody,
+  withdrawalBody,
+} from '../support/fixtures.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
@@ -385,5 +391,78 @@ describe('CLI', () => {
       shape: 'A',
       errorType: 'MINIMUM_VALUE',
     });
+  });
+});
+
+describe('end to end with the sandbox', () => {
+  it('a sale created with postbackUrl is mirrored at once, then its signed postback and confirmed webhook apply', async () => {
+    await gateway.control('/config', { webhookUrl: `${app.url}/webhooks/${WEBHOOK_TOKEN}` });
+    try {
+      const deps = reconcileDeps();
+      const sale = await createSale(
+        { db: deps.db, gateway: deps.gateway, policy: deps.policy },
+        {
+          amountCents: 15050,
+          paymentMethod: 'PIX',
+          customer: { name: 'Maria da Silva', email: 'maria@example.com' },
+          items: [{ title: 'Curso', unitPriceCents: 15050, quantity: 1, tangible: false }],
+          postbackUrl: `${app.url}/postbacks`,
+        },
+      );
+      const [created] =
+        await sql()`select status, amount_cents, pix_code is not null as has_pix from sales where id = ${sale.id}`;
+      expect(created).toEqual({ status: 'PENDENTE', amount_cents: '15050', has_pix: true });
+      await gateway.control(`/sales/${sale.id}/status`, { status: 'PAGO' });
+      await gateway.sandbox.idle();
+      const channels = await waitFor(async () => {
+        const rows = await sql()<{ channel: string }[]>`
+          select channel from inbox_events where resource_id = ${sale.id} and state = 'processed' order by channel`;
+        return rows.length === 2 ? rows.map((r) => r.channel) : undefined;
+      });
+      expect(channels).toEqual(['postback', 'webhook']);
+      const [paid] =
+        await sql()`select status, fee_cents is not null as has_fee, external_transaction_id is not null as has_ext from sales where id = ${sale.id}`;
+      expect(paid).toEqual({ status: 'PAGO', has_fee: true, has_ext: true });
+      const history =
+        await sql()`select from_status, to_status, source from status_history where resource_type = 'sale' and resource_id = ${sale.id} order by id`;
+      expect(history[0]).toEqual({ from_status: null, to_status: 'PENDENTE', source: 'api' });
+      expect(history[1]).toMatchObject({ from_status: 'PENDENTE', to_status: 'PAGO' });
+      expect(history).toHaveLength(2);
+    } finally {
+      await gateway.control('/config', { webhookUrl: null });
+    }
+  });
+
+  it('the scheduler role runs reconciliation passes by itself', async () => {
+    const id = await gateway.createSale({ amount: 6100 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    await app
+      .postback(postbackBody({ id, status: 'PAGO', amount: '6100' }))
+      .then((a) => finished(a.body.id as number));
+    await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
+    await sql()`update sales set reconcile_requested_at = now() where id = ${id}`;
+    const isolated = createTestQueuePrefix();
+    const scheduler = await startTestPaymirror({
+      db,
+      queue: isolated,
+      roles: 'scheduler',
+      env: { ...gateway.env, RECONCILE_INTERVAL_SECONDS: '10' },
+    });
+    try {
+      const [sale] = await waitFor(
+        async () => {
+          const rows =
+            await sql()`select status from sales where id = ${id} and status = 'ESTORNADO'`;
+          return rows.length > 0 ? rows : undefined;
+        },
+        { timeoutMs: 30_000, what: 'a scheduled pass' },
+      );
+      expect(sale?.status).toBe('ESTORNADO');
+      const runs = await sql()`select status from reconciliation_runs where trigger = 'scheduled'`;
+      expect(runs.length).toBeGreaterThan(0);
+    } finally {
+      await scheduler.close();
+      await isolated.drop();
+    }
   });
 });
