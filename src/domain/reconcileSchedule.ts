@@ -82,7 +82,7 @@ export function nextReconcileAt(
   return after(now, record.createdAt, null);
 }
 
-/** Whether a paid sale of this method is still inside its watch window at `now`. */
+/** How long a paid sale of this method stays under watch: money can still come back. */
 export function paidWindowDays(method: PaymentMethod, policy: WatchPolicy): number {
   if (method === 'PIX') return policy.medWindowDays;
   if (method === 'CREDIT_CARD' || method === 'DEBIT_CARD') return policy.chargebackWindowDays;
