@@ -1,7 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { saleItems, sales } from '../db/schema.js';
-import { nextReconcileAt, type WatchPolicy } from '../domain/reconcileSchedule.js';
+import {
+  nextReconcileAt,
+  type WatchedRecord,
+  type WatchPolicy,
+} from '../domain/reconcileSchedule.js';
 import type { GatewayTransaction } from '../gateway/types.js';
 import { compareWithGateway, type FieldDifference } from './compareFields.js';
 import { appendHistory, type ChangeContext } from './history.js';
@@ -35,23 +39,16 @@ export async function applyGatewayTransaction(
   context: GatewayWriteContext & { readonly feeCents?: number | null },
 ): Promise<GatewayWriteResult> {
   const values = saleValues(gateway, context.feeCents ?? null);
-  const schedule = {
-    nextReconcileAt: nextReconcileAt(
-      {
-        resource: 'sale',
-        status: gateway.status,
-        paymentMethod: gateway.paymentMethod,
-        createdAt: gateway.createdAt,
-        completedAt: gateway.completedAt,
-      },
-      context.now,
-      context.policy,
-    ),
-    reconcileRequestedAt: null,
-    reconcileReason: null,
-    gatewayReadAt: context.readAt,
-    ...(context.reconciled ? { lastReconciledAt: context.now } : {}),
-  };
+  const schedule = afterGatewayRead(
+    {
+      resource: 'sale',
+      status: gateway.status,
+      paymentMethod: gateway.paymentMethod,
+      createdAt: gateway.createdAt,
+      completedAt: gateway.completedAt,
+    },
+    context,
+  );
 
   const [current] = await tx.select().from(sales).where(eq(sales.id, gateway.id)).for('update');
   if (!current) {
@@ -81,6 +78,17 @@ export async function applyGatewayTransaction(
     from: current.status,
     to: gateway.status,
     differences,
+  };
+}
+
+/** What every write of a gateway answer also sets: the next check, and when it was read. */
+export function afterGatewayRead(record: WatchedRecord, context: GatewayWriteContext) {
+  return {
+    nextReconcileAt: nextReconcileAt(record, context.now, context.policy),
+    reconcileRequestedAt: null,
+    reconcileReason: null,
+    gatewayReadAt: context.readAt,
+    ...(context.reconciled ? { lastReconciledAt: context.now } : {}),
   };
 }
 

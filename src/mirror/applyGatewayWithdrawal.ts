@@ -1,10 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { withdrawals } from '../db/schema.js';
-import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { sameWithdrawalOutcome, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
 import type { GatewayWithdrawal } from '../gateway/types.js';
-import type { GatewayWriteContext, GatewayWriteResult } from './applyGatewayTransaction.js';
+import {
+  afterGatewayRead,
+  type GatewayWriteContext,
+  type GatewayWriteResult,
+} from './applyGatewayTransaction.js';
 import { compareWithGateway } from './compareFields.js';
 import { appendHistory } from './history.js';
 
@@ -27,17 +30,10 @@ export async function applyGatewayWithdrawal(
     createdAt: gateway.createdAt,
     gatewayUpdatedAt: gateway.updatedAt,
   };
-  const schedule = {
-    nextReconcileAt: nextReconcileAt(
-      { resource: 'withdrawal', status: gateway.status, createdAt: gateway.createdAt },
-      context.now,
-      context.policy,
-    ),
-    reconcileRequestedAt: null,
-    reconcileReason: null,
-    gatewayReadAt: context.readAt,
-    ...(context.reconciled ? { lastReconciledAt: context.now } : {}),
-  };
+  const schedule = afterGatewayRead(
+    { resource: 'withdrawal', status: gateway.status, createdAt: gateway.createdAt },
+    context,
+  );
 
   const [current] = await tx
     .select()
