@@ -124,6 +124,8 @@ export const statusHistory = pgTable(
     source: text('source').notNull(),
     inboxEventId: bigint('inbox_event_id', { mode: 'number' }).references(() => inboxEvents.id),
     recordedAt: tstz('recorded_at').notNull().defaultNow(),
+    /** When the transition feed put this row on its queue (the outbox marker). */
+    publishedAt: tstz('published_at'),
   },
   (t) => [
     check('status_history_resource_type_ck', sql`${t.resourceType} in ('sale', 'withdrawal')`),
@@ -133,6 +135,9 @@ export const statusHistory = pgTable(
     ),
     index('status_history_resource_idx').on(t.resourceType, t.resourceId, t.id),
     // One notification moves a record at most once: a re-run job cannot write a second row.
+    index('status_history_unpublished_idx')
+      .on(t.id)
+      .where(sql`${t.publishedAt} is null`),
     uniqueIndex('status_history_inbox_event_uq')
       .on(t.inboxEventId)
       .where(sql`${t.inboxEventId} is not null`),
@@ -263,4 +268,29 @@ export const backfillProgress = pgTable(
     finishedAt: tstz('finished_at'),
   },
   (t) => [primaryKey({ columns: [t.resourceType, t.fromId, t.toId] })],
+);
+
+/**
+ * Deliveries that failed authentication, kept for diagnosis and `rejected reverify` (the fix
+ * after a secret or token was configured wrong). Bounded: the scheduler trims it by age and
+ * count, so a flood cannot fill the disk.
+ */
+export const rejectedDeliveries = pgTable(
+  'rejected_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    channel: text('channel').notNull(),
+    /** bad_signature | unknown_token | source_not_allowed | wrong_type | foreign_user */
+    reason: text('reason').notNull(),
+    rawBody: bytea('raw_body'),
+    /** Headers as received, the signature included: re-verification needs it. */
+    headers: jsonb('headers').notNull(),
+    /** sha256 of the path token a webhook came with: enough to re-check, not to replay. */
+    tokenSha256: text('token_sha256'),
+    sourceAddress: text('source_address'),
+    receivedAt: tstz('received_at').notNull().defaultNow(),
+    /** Set by `rejected reverify` when the delivery now passes and went to the inbox. */
+    inboxEventId: bigint('inbox_event_id', { mode: 'number' }),
+  },
+  (t) => [index('rejected_deliveries_received_idx').on(t.receivedAt)],
 );

@@ -82,6 +82,7 @@ function respond(
       'delivery rejected',
     );
   }
+  if (outcome.kind === 'accepted') deps.metrics.markAccepted();
   deps.metrics.deliveries.inc({
     channel,
     outcome: outcome.kind,

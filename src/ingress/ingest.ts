@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { buildDelivery, type Delivery } from '../inbox/delivery.js';
+import type { RejectedDelivery } from '../inbox/rejectedDeliveries.js';
 import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Channel } from '../notifications/notification.js';
 import { userIdSchema } from '../notifications/wireSchemas.js';
@@ -21,6 +22,8 @@ export interface IngestDeps {
   store(delivery: Delivery): Promise<StoreResult>;
   /** Hands accepted rows to the queue; a failure here loses nothing (the sweeper retries). */
   enqueue(inboxEventId: number): Promise<void>;
+  /** Keeps a delivery that failed authentication (best effort: never changes the answer). */
+  recordRejection(rejected: RejectedDelivery): Promise<void>;
   readonly logger: Logger;
 }
 
@@ -88,15 +91,51 @@ export async function ingestWebhook(
   const payload = parseJsonObject(body.raw);
   if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
   if (payload.type !== 'TRANSACTION' && payload.type !== 'WITHDRAWAL') {
-    return { kind: 'rejected', reason: 'wrong_type' };
+    return reject(req, deps, 'webhook', 'wrong_type', body.raw, token);
   }
   if (deps.sellerUserId !== null) {
     const userId = userIdSchema.safeParse(payload.userId);
     if (!userId.success || userId.data !== deps.sellerUserId) {
-      return { kind: 'rejected', reason: 'foreign_user' };
+      return reject(req, deps, 'webhook', 'foreign_user', body.raw, token);
     }
   }
   return store('webhook', req, body.raw, payload, deps);
+}
+
+type AuthFailure =
+  'bad_signature' | 'unknown_token' | 'source_not_allowed' | 'wrong_type' | 'foreign_user';
+
+/** Answers the rejection at once; keeping it for `rejected reverify` happens on the side. */
+function reject(
+  req: IncomingMessage,
+  deps: IngestDeps,
+  channel: Channel,
+  reason: AuthFailure,
+  rawBody: Buffer | null,
+  token: string | null,
+): IngestOutcome {
+  deps
+    .recordRejection({
+      channel,
+      reason,
+      rawBody,
+      headers: req.headers,
+      token,
+      sourceAddress: sourceAddressOf(req, deps.trustedProxyCount),
+    })
+    .catch((error: unknown) =>
+      deps.logger.warn({ err: error, reason }, 'cannot keep the rejected delivery'),
+    );
+  return { kind: 'rejected', reason };
+}
+
+/** The body of a request refused before its body mattered, when it is small enough to keep. */
+async function bodyIfReadable(req: IncomingMessage, deps: IngestDeps): Promise<Buffer | null> {
+  try {
+    return await readRawBody(req, deps.bodyLimitBytes);
+  } catch {
+    return null;
+  }
 }
 
 async function store(

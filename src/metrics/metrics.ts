@@ -1,42 +1,122 @@
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** paymirror's Prometheus metrics; one registry per process (tests make their own). */
+/** Values read at scrape time from the process's connections (null: this role has none). */
+export interface MetricSources {
+  /** Age in seconds of the oldest pending inbox row, 0 when none. */
+  oldestPendingAgeSeconds?: () => Promise<number>;
+  /** Jobs in the notifications queue by BullMQ state (waiting, active, delayed, …). */
+  queueCounts?: () => Promise<Record<string, number>>;
+}
+
+/** paymirror's Prometheus metrics (prefix paymirror_); one registry per process. */
 export interface Metrics {
   readonly registry: Registry;
   readonly deliveries: Counter<'channel' | 'outcome' | 'reason'>;
   readonly workerOutcomes: Counter<'resource' | 'outcome'>;
+  readonly acceptToApplied: Histogram;
   readonly sweeperRequeued: Counter;
   readonly gatewayCalls: Counter<'endpoint' | 'status'>;
+  readonly reconcileRuns: Counter<'status'>;
+  readonly reconcileRows: Counter<'result'>;
+  readonly reconcileDiscrepancies: Counter;
+  /** Call on every accepted notification: feeds the silence detector. */
+  markAccepted(): void;
+  /** Connects the scrape-time gauges to this process's Postgres and queue. */
+  setSources(sources: MetricSources): void;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true)
+  if (options.defaultMetrics ?? true) {
     collectDefaultMetrics({ register: registry, prefix: 'paymirror_' });
+  }
+  const registers = [registry];
+  let sources: MetricSources = {};
+  const startedAt = Date.now();
+  let lastAcceptedAt: number | null = null;
+
+  new Gauge({
+    name: 'paymirror_seconds_since_last_accepted',
+    help: 'Seconds since this ingress last accepted a notification (since start when none yet): the silence detector',
+    registers,
+    collect() {
+      this.set((Date.now() - (lastAcceptedAt ?? startedAt)) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'paymirror_inbox_oldest_pending_age_seconds',
+    help: 'Age of the oldest inbox row still pending (0 when none)',
+    registers,
+    async collect() {
+      if (sources.oldestPendingAgeSeconds) this.set(await sources.oldestPendingAgeSeconds());
+    },
+  });
+  new Gauge({
+    name: 'paymirror_queue_jobs',
+    help: 'Jobs in the notifications queue, by state',
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      if (!sources.queueCounts) return;
+      for (const [state, count] of Object.entries(await sources.queueCounts())) {
+        this.set({ state }, count);
+      }
+    },
+  });
+
   return {
     registry,
     deliveries: new Counter({
       name: 'paymirror_deliveries_total',
-      help: 'Notification deliveries received, by channel and outcome (accepted, duplicate, quarantined, rejected, unavailable)',
+      help: 'Notification deliveries, by channel and outcome (accepted, duplicate, quarantined, rejected with its reason, unavailable)',
       labelNames: ['channel', 'outcome', 'reason'],
-      registers: [registry],
+      registers,
     }),
     workerOutcomes: new Counter({
       name: 'paymirror_worker_outcomes_total',
-      help: 'Notifications the worker finished, by resource and decision (applied, noop, stale, invalid, ...)',
+      help: 'Notifications the worker finished, by resource and outcome (applied, noop, stale, invalid, forged, quarantined)',
       labelNames: ['resource', 'outcome'],
-      registers: [registry],
+      registers,
+    }),
+    acceptToApplied: new Histogram({
+      name: 'paymirror_accept_to_applied_seconds',
+      help: 'From the inbox row being stored to the worker finishing it',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
     }),
     sweeperRequeued: new Counter({
       name: 'paymirror_sweeper_requeued_total',
       help: 'Pending inbox rows the sweeper put back on the queue',
-      registers: [registry],
+      registers,
     }),
     gatewayCalls: new Counter({
       name: 'paymirror_gateway_calls_total',
       help: 'HTTP attempts to the gateway API, by endpoint and status (or network, timeout)',
       labelNames: ['endpoint', 'status'],
-      registers: [registry],
+      registers,
     }),
+    reconcileRuns: new Counter({
+      name: 'paymirror_reconcile_runs_total',
+      help: 'Reconciliation passes, by final status (succeeded, partial, failed)',
+      labelNames: ['status'],
+      registers,
+    }),
+    reconcileRows: new Counter({
+      name: 'paymirror_reconcile_rows_total',
+      help: 'Rows checked by reconciliation passes, by result (unchanged, corrected, not_found, error)',
+      labelNames: ['result'],
+      registers,
+    }),
+    reconcileDiscrepancies: new Counter({
+      name: 'paymirror_reconcile_discrepancies_total',
+      help: 'Differences between the mirror and the gateway recorded by reconciliation passes',
+      registers,
+    }),
+    markAccepted() {
+      lastAcceptedAt = Date.now();
+    },
+    setSources(next) {
+      sources = next;
+    },
   };
 }

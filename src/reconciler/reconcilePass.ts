@@ -38,9 +38,14 @@ export interface PassSummary {
   readonly corrected: number;
   readonly notFound: number;
   readonly errors: number;
+  /** Differences recorded in reconciliation_discrepancies by this pass. */
+  readonly discrepancies: number;
 }
 
-type CheckResult = 'unchanged' | 'corrected' | 'notFound' | 'error';
+type CheckResult = {
+  readonly result: 'unchanged' | 'corrected' | 'notFound' | 'error';
+  readonly discrepancies: number;
+};
 
 /**
  * One reconciliation pass (DESIGN 7): for each selected row, read the gateway's record, write
@@ -58,13 +63,21 @@ export async function runReconcilePass(
     .values({ trigger, status: 'running' })
     .returning({ id: reconciliationRuns.id });
   if (!run) throw new Error('could not record the reconciliation run');
-  const counts = { checked: 0, unchanged: 0, corrected: 0, notFound: 0, errors: 0 };
+  const counts = {
+    checked: 0,
+    unchanged: 0,
+    corrected: 0,
+    notFound: 0,
+    errors: 0,
+    discrepancies: 0,
+  };
   try {
     const candidates = await selectCandidates(deps.sql, selection, deps.policy);
     for (const candidate of candidates) {
-      const result = await checkOne(deps, run.id, candidate);
+      const { result, discrepancies } = await checkOne(deps, run.id, candidate);
       counts.checked += 1;
       counts[result === 'error' ? 'errors' : result] += 1;
+      counts.discrepancies += discrepancies;
       deps.onProgress?.(counts.checked, candidates.length);
     }
   } catch (error) {
@@ -93,13 +106,13 @@ async function checkOne(
   } catch (error) {
     if (error instanceof GatewayError && error.isNotOurs) {
       await recordNotFound(deps.db, runId, candidate, error.status ?? 0);
-      return 'notFound';
+      return { result: 'notFound', discrepancies: 1 };
     }
     deps.logger.warn(
       { err: error, ...candidate },
       'reconcile: cannot read the gateway record; row left as is',
     );
-    return 'error';
+    return { result: 'error', discrepancies: 0 };
   }
   return deps.db.transaction(async (tx) => {
     const context = {
@@ -114,9 +127,11 @@ async function checkOne(
       record.kind === 'sale'
         ? await applyGatewayTransaction(tx, record.value, context)
         : await applyGatewayWithdrawal(tx, record.value, context);
-    if (written.outcome === 'stale') return 'unchanged';
+    if (written.outcome === 'stale') return { result: 'unchanged', discrepancies: 0 };
     const differences: FieldDifference[] = written.differences;
-    if (differences.length === 0 && written.outcome === 'noop') return 'unchanged';
+    if (differences.length === 0 && written.outcome === 'noop') {
+      return { result: 'unchanged', discrepancies: 0 };
+    }
     if (differences.length > 0) {
       await tx.insert(reconciliationDiscrepancies).values(
         differences.map((difference) => ({
@@ -132,7 +147,10 @@ async function checkOne(
       );
     }
     // A row first learnt from the gateway is new, not a correction of something wrong.
-    return written.from === null ? 'unchanged' : 'corrected';
+    return {
+      result: written.from === null ? 'unchanged' : 'corrected',
+      discrepancies: differences.length,
+    };
   });
 }
 
@@ -174,9 +192,19 @@ async function finishRun(
   counts: Omit<PassSummary, 'runId' | 'status'>,
   error: string | null,
 ): Promise<void> {
+  const { checked, unchanged, corrected, notFound, errors } = counts;
   await db
     .update(reconciliationRuns)
-    .set({ status, ...counts, error, finishedAt: drizzleSql`now()` })
+    .set({
+      status,
+      checked,
+      unchanged,
+      corrected,
+      notFound,
+      errors,
+      error,
+      finishedAt: drizzleSql`now()`,
+    })
     .where(eq(reconciliationRuns.id, runId));
 }
 

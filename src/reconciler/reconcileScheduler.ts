@@ -2,7 +2,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { RECONCILE_JOB, RECONCILE_QUEUE } from '../queue/catalog.js';
 import type { Sql } from '../db/client.js';
 import { withPassLock } from './passLock.js';
-import { runReconcilePass, type ReconcileDeps } from './reconcilePass.js';
+import { runReconcilePass, type PassSummary, type ReconcileDeps } from './reconcilePass.js';
 
 export interface ReconcileSchedulerDeps extends ReconcileDeps {
   readonly sql: Sql;
@@ -10,6 +10,7 @@ export interface ReconcileSchedulerDeps extends ReconcileDeps {
   readonly prefix: string;
   readonly intervalSeconds: number;
   readonly batchSize: number;
+  readonly onPass?: (summary: PassSummary) => void;
 }
 
 export interface ReconcileScheduler {
@@ -36,7 +37,9 @@ export async function startReconcileScheduler(
       const summary = await withPassLock(deps.sql, 0, () =>
         runReconcilePass(deps, { kind: 'due', limit: deps.batchSize }, 'scheduled'),
       );
-      if (summary && summary.checked > 0) deps.logger.info(summary, 'reconciliation pass finished');
+      if (!summary) return;
+      deps.onPass?.(summary);
+      if (summary.checked > 0) deps.logger.info(summary, 'reconciliation pass finished');
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 1 },
   );

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config/config.js';
 import { createDatabase } from '../db/client.js';
+import { storeRejected } from '../inbox/rejectedDeliveries.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
 import { createHttpApp } from '../ingress/app.js';
 import type { IngestDeps } from '../ingress/ingest.js';
@@ -21,6 +22,7 @@ import {
 import { startSweeperLoop, type SweeperLoop } from '../scheduler/sweeper.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
+import { observePass, oldestPendingAgeSeconds } from './observability.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
 
@@ -86,6 +88,7 @@ export async function startPaymirror(
       prefix: config.queuePrefix,
       intervalSeconds: config.reconcile.intervalSeconds,
       batchSize: config.reconcile.batchSize,
+      onPass: (summary) => observePass(metrics, summary),
     });
   }
 
@@ -101,9 +104,17 @@ export async function startPaymirror(
           store: (delivery) =>
             storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
           enqueue: (id) => enqueueNotifications(queue, [id], retry),
+          recordRejection: (rejected) => storeRejected(database.sql, rejected),
           logger,
         }
       : null;
+
+  metrics.setSources({
+    oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
+    ...(queue
+      ? { queueCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed') }
+      : {}),
+  });
 
   const app = createHttpApp({
     metrics,

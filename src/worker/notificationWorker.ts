@@ -61,7 +61,8 @@ function observe(result: ProcessResult, inboxEventId: number, deps: Notification
   switch (result.kind) {
     case 'done': {
       deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
-      const { kind: _kind, ...fields } = result;
+      deps.metrics.acceptToApplied.observe((Date.now() - result.receivedAt.getTime()) / 1000);
+      const { kind: _kind, receivedAt: _receivedAt, ...fields } = result;
       if (result.outcome === 'forged') {
         deps.logger.warn(
           { inboxEventId, ...fields },

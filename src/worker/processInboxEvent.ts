@@ -32,8 +32,9 @@ export type ProcessResult =
       readonly needsReconcile: boolean;
       readonly crossChannelDisagreement: boolean;
       readonly detail?: string;
+      readonly receivedAt: Date;
     }
-  | { readonly kind: 'quarantined'; readonly reason: string }
+  | { readonly kind: 'quarantined'; readonly reason: string; readonly receivedAt: Date }
   /** The row was already finished (a re-run job, a sweeper re-enqueue): nothing to do. */
   | { readonly kind: 'skipped'; readonly state: string }
   | { readonly kind: 'missing' };
@@ -53,6 +54,7 @@ export async function processInboxEvent(
       state: inboxEvents.state,
       channel: inboxEvents.channel,
       payload: inboxEvents.payload,
+      receivedAt: inboxEvents.receivedAt,
     })
     .from(inboxEvents)
     .where(eq(inboxEvents.id, inboxEventId));
@@ -75,7 +77,7 @@ export async function processInboxEvent(
     if (locked.state !== 'pending') return { kind: 'skipped', state: locked.state } as const;
     if (!parsed.ok) {
       await finish(tx, inboxEventId, 'quarantined', 'unparseable', parsed.reason);
-      return { kind: 'quarantined', reason: parsed.reason } as const;
+      return { kind: 'quarantined', reason: parsed.reason, receivedAt: row.receivedAt } as const;
     }
     const result = await apply(
       tx,
@@ -98,6 +100,7 @@ export async function processInboxEvent(
       kind: 'done',
       resource: parsed.notice.kind,
       crossChannelDisagreement,
+      receivedAt: row.receivedAt,
       ...result,
     } as const;
   });

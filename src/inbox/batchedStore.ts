@@ -1,0 +1,261 @@
+import type { Sql } from '../db/client.js';
+import type { Delivery } from './delivery.js';
+import { storeDelivery, type StoreOptions, type StoreResult } from './storeDelivery.js';
+
+export interface BatchedStoreOptions extends StoreOptions {
+  /** Most deliveries in one statement; a full batch is sent at once. Default 64. */
+  readonly maxBatch?: number;
+  /** How long the first delivery of a batch waits for others. Default 2 ms. */
+  readonly maxWaitMs?: number;
+  /** Told when a batch statement failed and its deliveries were stored one by one. */
+  readonly onBatchFailure?: (error: unknown, size: number) => void;
+}
+
+export interface BatchedStore {
+  /** Same answer as storeDelivery; resolves only after this delivery's row committed. */
+  store(delivery: Delivery): Promise<StoreResult>;
+  /** Stores what is waiting, waits for the statements in flight, refuses new deliveries. */
+  close(): Promise<void>;
+}
+
+export class BatchedStoreClosedError extends Error {
+  override readonly name = 'BatchedStoreClosedError';
+  constructor() {
+    super('the batched inbox store is closed');
+  }
+}
+
+interface Waiting {
+  readonly delivery: Delivery;
+  resolve(result: StoreResult): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * storeDelivery for many deliveries at once: the deliveries of a few milliseconds share one
+ * statement, so one commit (one WAL flush) and one round trip serve them all. Same decisions
+ * as storeDelivery, including two identical deliveries in one batch (the first is stored, the
+ * others are its duplicates). A batch whose statement fails is stored delivery by delivery
+ * with storeDelivery, so one bad row fails only its own caller.
+ */
+export function createBatchedStore(sql: Sql, options: BatchedStoreOptions): BatchedStore {
+  const maxBatch = Math.max(1, options.maxBatch ?? 64);
+  const maxWaitMs = Math.max(0, options.maxWaitMs ?? 2);
+  let waiting: Waiting[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const inFlight = new Set<Promise<void>>();
+
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (waiting.length === 0) return;
+    const batch = waiting;
+    waiting = [];
+    const run = storeBatch(sql, batch, options).finally(() => inFlight.delete(run));
+    inFlight.add(run);
+  };
+
+  return {
+    store(delivery) {
+      if (closed) return Promise.reject(new BatchedStoreClosedError());
+      return new Promise<StoreResult>((resolve, reject) => {
+        waiting.push({ delivery, resolve, reject });
+        if (waiting.length >= maxBatch) flush();
+        else timer ??= setTimeout(flush, maxWaitMs);
+      });
+    },
+    async close() {
+      closed = true;
+      flush();
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+/** Settles every caller of the batch; never rejects. */
+async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptions): Promise<void> {
+  if (batch.length === 1) return storeOneByOne(sql, batch, options);
+  // One row per logical key: the same key twice in one INSERT … ON CONFLICT is an error.
+  const groups = new Map<string, Waiting[]>();
+  for (const item of batch) {
+    const key = keyOf(item.delivery);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  // Keys are claimed in one order by every batch, so two batches cannot deadlock on them.
+  const keys = [...groups.keys()].sort();
+  let claims: Map<string, Claim>;
+  try {
+    claims = await claimAndInsert(sql, keys, groups, options.dedupeWindowHours);
+  } catch (error) {
+    options.onBatchFailure?.(error, batch.length);
+    return storeOneByOne(sql, batch, options);
+  }
+  const duplicates = new Map<string, { items: Waiting[]; claimedId: number }>();
+  for (const key of keys) {
+    const group = groups.get(key) ?? [];
+    const claim = claims.get(key);
+    if (!claim) {
+      await storeOneByOne(sql, group, options);
+      continue;
+    }
+    const [first, ...rest] = group;
+    if (claim.claimed && first) {
+      first.resolve({ kind: first.delivery.notice ? 'accepted' : 'quarantined', id: claim.id });
+      if (rest.length > 0) duplicates.set(key, { items: rest, claimedId: claim.id });
+    } else {
+      duplicates.set(key, { items: group, claimedId: claim.id });
+    }
+  }
+  if (duplicates.size > 0) await settleDuplicates(sql, duplicates, options);
+}
+
+interface Claim {
+  /** The inbox row the key points to: this delivery's own when claimed, else the first's. */
+  readonly id: number;
+  readonly claimed: boolean;
+}
+
+/**
+ * The multi-row form of storeDelivery's statement. The claim always updates (to the same
+ * values inside the window) so that RETURNING names the row of every key, claimed or not;
+ * a key is ours when it points at the id drawn for it.
+ */
+async function claimAndInsert(
+  sql: Sql,
+  keys: readonly string[],
+  groups: ReadonlyMap<string, readonly Waiting[]>,
+  dedupeWindowHours: number,
+): Promise<Map<string, Claim>> {
+  const rows = keys.map((key, index) => rowJson(index, groups.get(key)?.[0]?.delivery));
+  const returned = await sql<{ o: number; id: string; claimed: boolean }[]>`
+    with input as (
+      select r.*, nextval('inbox_events_id_seq') as candidate_id
+        from json_to_recordset(${`[${rows.join(',')}]`}::json) as r(
+          o int, channel text, event_key text, resource_type text, resource_id bigint,
+          notified_status text, raw_body text, payload jsonb, body_sha256 text, headers jsonb,
+          source_address text, quarantine_reason text, understood boolean)
+    ),
+    claim as (
+      insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
+      select channel, event_key, candidate_id, now() from input order by o
+      on conflict (channel, event_key) do update
+        set inbox_event_id = case when d.first_received_at < now() - make_interval(hours => ${dedupeWindowHours})
+                                  then excluded.inbox_event_id else d.inbox_event_id end,
+            first_received_at = case when d.first_received_at < now() - make_interval(hours => ${dedupeWindowHours})
+                                     then excluded.first_received_at else d.first_received_at end
+      returning channel, event_key, inbox_event_id
+    ),
+    inserted as (
+      insert into inbox_events (
+        id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
+        body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
+        processed_at
+      )
+      select i.candidate_id, i.channel, i.resource_type, i.resource_id, i.notified_status,
+             i.event_key, decode(i.raw_body, 'base64'), i.payload, i.body_sha256, i.headers,
+             i.source_address, case when i.understood then 'pending' else 'quarantined' end,
+             i.quarantine_reason, case when i.understood then null else 'unparseable' end,
+             case when i.understood then now() end, case when i.understood then null else now() end
+        from input i
+        join claim c on c.channel = i.channel and c.event_key = i.event_key
+                    and c.inbox_event_id = i.candidate_id
+      returning id
+    )
+    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed
+      from input i join claim c on c.channel = i.channel and c.event_key = i.event_key`;
+  const claims = new Map<string, Claim>();
+  for (const row of returned) {
+    const key = keys[row.o];
+    if (key !== undefined) claims.set(key, { id: Number(row.id), claimed: row.claimed });
+  }
+  return claims;
+}
+
+/**
+ * Counts the duplicates on the row their key points to, as storeDelivery does, in a statement
+ * of its own: it runs after the claim committed, so it sees the first delivery's row.
+ */
+async function settleDuplicates(
+  sql: Sql,
+  duplicates: ReadonlyMap<string, { items: Waiting[]; claimedId: number }>,
+  options: BatchedStoreOptions,
+): Promise<void> {
+  const keys = [...duplicates.keys()];
+  const rows = keys.map((key, index) => {
+    const [channel, eventKey] = splitKey(key);
+    const count = duplicates.get(key)?.items.length ?? 0;
+    return JSON.stringify({ o: index, channel, event_key: eventKey, n: count });
+  });
+  let counted: { o: number; id: string }[];
+  try {
+    counted = await sql<{ o: number; id: string }[]>`
+      with dup as (
+        select * from json_to_recordset(${`[${rows.join(',')}]`}::json)
+          as x(o int, channel text, event_key text, n int)
+      )
+      update inbox_events e
+         set delivery_count = e.delivery_count + dup.n, last_delivered_at = now()
+        from dup
+        join inbox_dedupe_keys d on d.channel = dup.channel and d.event_key = dup.event_key
+       where e.id = d.inbox_event_id
+      returning dup.o, e.id`;
+  } catch (error) {
+    const items = [...duplicates.values()].flatMap((entry) => entry.items);
+    options.onBatchFailure?.(error, items.length);
+    return storeOneByOne(sql, items, options);
+  }
+  const ids = new Map(counted.map((row) => [keys[row.o], Number(row.id)]));
+  for (const [key, { items, claimedId }] of duplicates) {
+    const id = ids.get(key) ?? claimedId;
+    for (const item of items) item.resolve({ kind: 'duplicate', id });
+  }
+}
+
+async function storeOneByOne(
+  sql: Sql,
+  items: readonly Waiting[],
+  options: StoreOptions,
+): Promise<void> {
+  await Promise.all(
+    items.map((item) =>
+      storeDelivery(sql, item.delivery, { dedupeWindowHours: options.dedupeWindowHours }).then(
+        item.resolve,
+        item.reject,
+      ),
+    ),
+  );
+}
+
+/** Channel and event key, joined by a character neither can contain at its start. */
+function keyOf(delivery: Delivery): string {
+  return `${delivery.channel}\n${delivery.eventKey}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const at = key.indexOf('\n');
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
+/** One input row; the payload and headers are spliced in as JSON, not as strings of JSON. */
+function rowJson(index: number, delivery: Delivery | undefined): string {
+  if (!delivery) throw new Error('a batch key without a delivery');
+  const n = delivery.notice;
+  const scalars = JSON.stringify({
+    o: index,
+    channel: delivery.channel,
+    event_key: delivery.eventKey,
+    resource_type: n?.kind ?? null,
+    resource_id: n?.id ?? null,
+    notified_status: n?.status ?? null,
+    raw_body: delivery.rawBody.toString('base64'),
+    body_sha256: delivery.bodySha256,
+    source_address: delivery.sourceAddress,
+    quarantine_reason: delivery.quarantineReason,
+    understood: n !== null,
+  });
+  const headers = JSON.stringify(delivery.headers);
+  return `${scalars.slice(0, -1)},"payload":${delivery.payloadJson ?? 'null'},"headers":${headers}}`;
+}
