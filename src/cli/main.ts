@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { registerDemoCommand } from './demoCommand.js';
+import { registerInboxCommands } from './inboxCommands.js';
 import { registerMigrateCommand } from './migrateCommand.js';
 import { registerOperatorCommands } from './operatorCommands.js';
 import { registerReconcileCommands } from './reconcileCommands.js';
@@ -15,7 +17,9 @@ const program = new Command()
 registerStartCommand(program);
 registerMigrateCommand(program);
 registerReconcileCommands(program);
+registerInboxCommands(program);
 registerOperatorCommands(program);
 registerSandboxCommand(program);
+registerDemoCommand(program);
 
 await program.parseAsync(process.argv);

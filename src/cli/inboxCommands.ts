@@ -1,0 +1,162 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  markForReplay,
+  listInbox,
+  showInbox,
+  type ReplaySelection,
+} from '../inbox/inboxQueries.js';
+import { reverifyRejected } from '../ingress/reverifyRejected.js';
+import { createSourceAllowlist } from '../ingress/webhookAuth.js';
+import { enqueueNotifications } from '../queue/catalog.js';
+import { exitOnError } from './environment.js';
+import { formatOption, formatTable, parseDuration, print, type OutputFormat } from './format.js';
+import { parseId } from './reconcileCommands.js';
+import { withDatabase, withQueue } from './storageContext.js';
+
+function parseResource(value: string): { type: 'sale' | 'withdrawal'; id: number } {
+  const match = /^(sale|withdrawal):([0-9]{1,15})$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected sale:<id> or withdrawal:<id>');
+  return { type: match[1] as 'sale' | 'withdrawal', id: Number(match[2]) };
+}
+
+function run(fn: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await fn();
+    } catch (error) {
+      exitOnError(error);
+    }
+  };
+}
+
+export function registerInboxCommands(program: Command): void {
+  const inbox = program.command('inbox').description('look at and replay stored deliveries');
+  inbox
+    .command('list')
+    .description('the newest inbox rows, filtered')
+    .addOption(
+      new Option('--state <state>').choices(['pending', 'processed', 'quarantined', 'failed']),
+    )
+    .option('--since <duration>', 'received within, e.g. 2h', parseDuration)
+    .option('--resource <resource>', 'sale:<id> or withdrawal:<id>', parseResource)
+    .option('--limit <n>', 'at most this many rows', parseId, 100)
+    .addOption(formatOption())
+    .action(
+      async (options: {
+        state?: 'pending' | 'processed' | 'quarantined' | 'failed';
+        since?: number;
+        resource?: { type: 'sale' | 'withdrawal'; id: number };
+        limit: number;
+        format: OutputFormat;
+      }) =>
+        run(async () => {
+          const rows = await withDatabase(({ database }) =>
+            listInbox(database.sql, {
+              limit: options.limit,
+              ...(options.state ? { state: options.state } : {}),
+              ...(options.since !== undefined ? { sinceSeconds: options.since } : {}),
+              ...(options.resource ? { resource: options.resource } : {}),
+            }),
+          );
+          print(options.format, rows, () => formatTable(rows));
+        })(),
+    );
+  inbox
+    .command('show <id>')
+    .description('one inbox row: raw body, headers kept, outcome, attempts, last error')
+    .action(async (id: string) =>
+      run(async () => {
+        const detail = await withDatabase(({ database }) => showInbox(database.sql, parseId(id)));
+        if (!detail) {
+          process.stderr.write(`paymirror: no inbox row ${id}\n`);
+          process.exit(1);
+        }
+        process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
+      })(),
+    );
+  inbox
+    .command('replay [id]')
+    .description('run the worker path again for a failed or quarantined row (idempotent)')
+    .option('--failed', 'every failed row')
+    .option('--quarantined', 'every quarantined row')
+    .action(async (id: string | undefined, options: { failed?: boolean; quarantined?: boolean }) =>
+      run(async () => {
+        const chosen = [
+          id !== undefined,
+          options.failed === true,
+          options.quarantined === true,
+        ].filter(Boolean);
+        if (chosen.length !== 1) {
+          process.stderr.write('paymirror: give exactly one of <id>, --failed, --quarantined\n');
+          process.exit(2);
+        }
+        const selection: ReplaySelection =
+          id !== undefined
+            ? { kind: 'one', id: parseId(id) }
+            : { kind: 'state', state: options.failed ? 'failed' : 'quarantined' };
+        const ids = await withDatabase(async ({ config, database }) => {
+          const marked = await markForReplay(database.sql, selection);
+          await withQueue(config, (queue) =>
+            enqueueNotifications(queue, marked, {
+              attempts: config.jobAttempts,
+              backoffMs: config.jobBackoffMs,
+            }),
+          );
+          return marked;
+        });
+        process.stdout.write(
+          `replayed ${ids.length} inbox row(s)${ids.length ? `: ${ids.join(', ')}` : ''}\n`,
+        );
+      })(),
+    );
+
+  const rejected = program.command('rejected').description('deliveries that failed authentication');
+  rejected
+    .command('list')
+    .option('--since <duration>', 'received within, e.g. 2h', parseDuration)
+    .option('--limit <n>', 'at most this many rows', parseId, 100)
+    .addOption(formatOption())
+    .action(async (options: { since?: number; limit: number; format: OutputFormat }) =>
+      run(async () => {
+        const rows = await withDatabase(async ({ database }) => {
+          const sql = database.sql;
+          return sql`
+            select id, channel, reason, source_address, received_at, inbox_event_id,
+                   octet_length(raw_body) as bytes
+              from rejected_deliveries
+             where ${options.since === undefined ? sql`true` : sql`received_at >= now() - make_interval(secs => ${options.since})`}
+             order by id desc limit ${options.limit}`;
+        });
+        const plain = rows.map((row) => ({ ...row, id: Number(row.id) }));
+        print(options.format, plain, () => formatTable(plain));
+      })(),
+    );
+  rejected
+    .command('reverify')
+    .description(
+      'check kept rejections against the current secrets and tokens; move the ones that pass into the inbox',
+    )
+    .action(async () =>
+      run(async () => {
+        const summary = await withDatabase(async ({ config, database }) => {
+          const result = await reverifyRejected(database.sql, {
+            postbackSecrets: config.postbackSecrets,
+            webhookTokens: config.webhookTokens,
+            sellerUserId: config.sellerUserId,
+            sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
+            dedupeWindowHours: config.dedupeWindowHours,
+          });
+          await withQueue(config, (queue) =>
+            enqueueNotifications(queue, result.acceptedIds, {
+              attempts: config.jobAttempts,
+              backoffMs: config.jobBackoffMs,
+            }),
+          );
+          return result;
+        });
+        process.stdout.write(
+          `checked ${summary.checked}, moved to the inbox ${summary.moved}, still rejected ${summary.stillRejected}\n`,
+        );
+      })(),
+    );
+}

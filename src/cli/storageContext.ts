@@ -1,0 +1,35 @@
+import { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import { createDatabase, type Database } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { createNotificationQueue, type NotificationQueue } from '../queue/catalog.js';
+import { loadConfig } from './environment.js';
+
+/** Opens the database for a command (migrating first), runs `fn`, always closes it. */
+export async function withDatabase<T>(
+  fn: (context: { config: Config; database: Database }) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig();
+  await runMigrations(config.databaseUrl);
+  const database = createDatabase(config.databaseUrl, { max: 2 });
+  try {
+    return await fn({ config, database });
+  } finally {
+    await database.close();
+  }
+}
+
+/** The notifications queue for a command that enqueues; closed afterwards. */
+export async function withQueue<T>(
+  config: Config,
+  fn: (queue: NotificationQueue) => Promise<T>,
+): Promise<T> {
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const queue = createNotificationQueue(redis, config.queuePrefix);
+  try {
+    return await fn(queue);
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
+}
