@@ -1,6 +1,9 @@
 import type { Sql } from '../db/client.js';
 import type { Delivery } from './delivery.js';
 
+/** Statuses a sale can reach twice (PAGO↔MED, PAGO↔CHARGEBACK). */
+const CYCLE_STATUSES: ReadonlySet<string> = new Set(['PAGO', 'MED', 'CHARGEBACK']);
+
 export type StoreResult =
   | { readonly kind: 'accepted'; readonly id: number }
   | { readonly kind: 'quarantined'; readonly id: number }
@@ -25,6 +28,17 @@ export async function storeDelivery(
 ): Promise<StoreResult> {
   const n = delivery.notice;
   const state = n ? 'pending' : 'quarantined';
+  const columns = sql`
+    id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
+    body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
+    processed_at`;
+  const values = (idColumn: string) => sql`
+    ${sql(idColumn)}, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
+    ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
+    ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
+    ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
+    ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
+    ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;
   const inserted = await sql<{ id: string }[]>`
     with claim as (
       insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
@@ -35,23 +49,31 @@ export async function storeDelivery(
         where d.first_received_at < now() - make_interval(hours => ${options.dedupeWindowHours})
       returning inbox_event_id
     )
-    insert into inbox_events (
-      id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-      body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-      processed_at
-    )
-    select
-      inbox_event_id, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
-      ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
-      ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
-      ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
-      ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
-      ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz
-    from claim
+    insert into inbox_events (${columns})
+    select ${values('inbox_event_id')} from claim
     returning id`;
   const first = inserted[0];
   if (first) {
     return { kind: n ? 'accepted' : 'quarantined', id: Number(first.id) };
+  }
+  if (n?.kind === 'sale' && CYCLE_STATUSES.has(n.status)) {
+    // PAGO → MED → PAGO notifies PAGO twice with one key. When the first delivery of the key
+    // is finished and the sale has since moved to another status, this is a new event, not a
+    // duplicate: take the key over. (A truly late copy is then judged by the state machine.)
+    const recycled = await sql<{ id: string }[]>`
+      with claim as (
+        update inbox_dedupe_keys d
+           set inbox_event_id = nextval('inbox_events_id_seq'), first_received_at = now()
+          from inbox_events e, sales s
+         where d.channel = ${delivery.channel} and d.event_key = ${delivery.eventKey}
+           and e.id = d.inbox_event_id and e.state <> 'pending'
+           and s.id = ${n.id} and s.status <> ${n.status}
+        returning d.inbox_event_id
+      )
+      insert into inbox_events (${columns})
+      select ${values('inbox_event_id')} from claim
+      returning id`;
+    if (recycled[0]) return { kind: 'accepted', id: Number(recycled[0].id) };
   }
   const original = await sql<{ id: string }[]>`
     update inbox_events e

@@ -106,6 +106,15 @@ export async function processInboxEvent(
   });
 }
 
+export class ConfirmationNeededError extends Error {
+  override readonly name = 'ConfirmationNeededError';
+  constructor(resource: string, id: number) {
+    super(
+      `${resource} ${id} moved while its notification was read; retrying to confirm with the gateway`,
+    );
+  }
+}
+
 interface Applied {
   readonly outcome: WorkerOutcome;
   readonly confirmed: boolean;
@@ -155,6 +164,11 @@ async function apply(
         notice.kind === 'sale'
           ? await applySaleNotice(tx, notice, context, watch)
           : await applyWithdrawalNotice(tx, notice, context, watch);
+      if (result.outcome === 'applied' && result.needsReconcile && deps.gateway) {
+        // The row moved between the unlocked look that said "no GET needed" and the lock:
+        // roll back and let the retry confirm it with the gateway.
+        throw new ConfirmationNeededError(notice.kind, notice.id);
+      }
       return {
         outcome: result.outcome,
         confirmed: false,

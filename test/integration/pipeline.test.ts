@@ -177,6 +177,18 @@ describe('ordering', () => {
     expect(rows[0]).toEqual({ status: 'MED', marked: true });
   });
 
+  it('PAGO, MED, PAGO again (mediation won) on one channel: the second PAGO is a new event, not a duplicate', async () => {
+    for (const status of ['PAGO', 'MED', 'PAGO']) {
+      const answer = await app.postback(postbackBody({ id: 5107, status }));
+      expect(answer.body.status).toBe('accepted');
+      await processed(answer.body.id as number);
+    }
+    expect(await saleStatus(5107)).toBe('PAGO');
+    expect((await history('sale', 5107)).map((h) => h.to_status)).toEqual(['PAGO', 'MED', 'PAGO']);
+    const again = await app.postback(postbackBody({ id: 5107, status: 'PAGO' }));
+    expect(again.body.status).toBe('duplicate');
+  });
+
   it('a body with non-ASCII characters is verified as sent, bytes and all', async () => {
     const raw = JSON.stringify(
       postbackBody({ id: 5105, status: 'PAGO', customerName: 'João Conceição 🧾' }),
