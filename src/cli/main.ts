@@ -4,6 +4,7 @@ import { registerInboxCommands } from './inboxCommands.js';
 import { registerMigrateCommand } from './migrateCommand.js';
 import { registerOperatorCommands } from './operatorCommands.js';
 import { registerReconcileCommands } from './reconcileCommands.js';
+import { registerReportCommand } from './reportCommand.js';
 import { registerSandboxCommand } from './sandboxCommand.js';
 import { registerStartCommand } from './startCommand.js';
 
@@ -18,6 +19,7 @@ registerStartCommand(program);
 registerMigrateCommand(program);
 registerReconcileCommands(program);
 registerInboxCommands(program);
+registerReportCommand(program);
 registerOperatorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);

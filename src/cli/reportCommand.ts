@@ -1,0 +1,66 @@
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { createDatabase } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import {
+  REPORT_FORMATS,
+  REPORT_NAMES,
+  REPORTS,
+  dayRangeSchema,
+  daySchema,
+  renderReport,
+  runReport,
+  type ReportFormat,
+  type ReportName,
+} from '../reports/index.js';
+import { exitOnError, loadConfig } from './environment.js';
+
+function parseDay(value: string): string {
+  const parsed = daySchema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidArgumentError(parsed.error.issues[0]?.message ?? 'expected YYYY-MM-DD');
+  }
+  return parsed.data;
+}
+
+interface ReportOptions {
+  from?: string;
+  to?: string;
+  format: ReportFormat;
+}
+
+export function registerReportCommand(program: Command): void {
+  program
+    .command('report')
+    .description('print a finance report from the mirror (views documented in docs/finance.md)')
+    .addArgument(new Argument('<report>', 'which report').choices(REPORT_NAMES))
+    .option('--from <day>', 'first day, YYYY-MM-DD in São Paulo time (inclusive)', parseDay)
+    .option('--to <day>', 'last day, YYYY-MM-DD in São Paulo time (inclusive)', parseDay)
+    .addOption(
+      new Option('--format <format>', 'table (reais), csv or json (centavos)')
+        .choices(REPORT_FORMATS)
+        .default('table'),
+    )
+    .action(async (name: ReportName, options: ReportOptions, command: Command) => {
+      const range = dayRangeSchema.safeParse({
+        from: options.from ?? null,
+        to: options.to ?? null,
+      });
+      if (!range.success) command.error(`error: ${range.error.issues[0]?.message ?? 'bad range'}`);
+      const report = REPORTS[name];
+      let output: string;
+      try {
+        const config = loadConfig();
+        await runMigrations(config.databaseUrl);
+        const database = createDatabase(config.databaseUrl, { max: 1 });
+        try {
+          const rows = await runReport(database.sql, report, range.data);
+          output = renderReport(options.format, report.columns, rows);
+        } finally {
+          await database.close();
+        }
+      } catch (error) {
+        exitOnError(error);
+      }
+      process.stdout.write(output);
+    });
+}

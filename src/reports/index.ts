@@ -1,0 +1,23 @@
+/**
+ * The finance reports: one module per view (docs/finance.md), each with its query and columns.
+ */
+import { dailyTotalsReport } from './dailyTotals.js';
+import { discrepanciesByRunReport } from './discrepanciesByRun.js';
+import { openDisputesReport } from './openDisputes.js';
+import type { ReportDefinition } from './report.js';
+import { withdrawalsDailyReport } from './withdrawalsDaily.js';
+
+export const REPORT_NAMES = ['daily', 'disputes', 'withdrawals', 'discrepancies'] as const;
+export type ReportName = (typeof REPORT_NAMES)[number];
+
+export const REPORTS: Readonly<Record<ReportName, ReportDefinition>> = {
+  daily: dailyTotalsReport,
+  disputes: openDisputesReport,
+  withdrawals: withdrawalsDailyReport,
+  discrepancies: discrepanciesByRunReport,
+};
+
+export { ReportValueError, type Column, type ReportRow } from './columns.js';
+export { ALL_DAYS, daySchema, dayRangeSchema, type DayRange } from './dayRange.js';
+export { REPORT_FORMATS, renderReport, type ReportFormat } from './render.js';
+export { runReport, type ReportDefinition } from './report.js';
