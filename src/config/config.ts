@@ -86,6 +86,12 @@ export const envSchema = z.object({
   PIX_EXPIRY_HOURS: int(1, 24 * 365).default(24),
   BOLETO_EXPIRY_DAYS: int(1, 365).default(3),
   PENDING_GRACE_HOURS: int(0, 24 * 365).default(24),
+  TRANSITIONS_ENABLED: bool.default(true),
+  TRANSITIONS_WEBHOOK_URL: httpUrl.optional(),
+  TRANSITIONS_PUBLISH_INTERVAL_MS: int(50, 60_000).default(1000),
+  REJECTS_MAX_ROWS: int(0, 10_000_000).default(10_000),
+  REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
+  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN needs at least 16 characters').optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -114,6 +120,14 @@ export interface Config {
     readonly batchSize: number;
   };
   readonly watchPolicy: WatchPolicy;
+  readonly transitions: {
+    readonly enabled: boolean;
+    readonly webhookUrl: string | null;
+    readonly publishIntervalMs: number;
+  };
+  readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
+  /** Enables bull-board at /admin/queues, behind this bearer token. */
+  readonly adminToken: string | null;
   readonly logLevel: Env['LOG_LEVEL'];
   readonly queuePrefix: string;
   readonly bodyLimitBytes: number;
@@ -185,6 +199,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
           }
         : null,
     reconcile: { intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, batchSize: e.RECONCILE_BATCH_SIZE },
+    transitions: {
+      enabled: e.TRANSITIONS_ENABLED,
+      webhookUrl: e.TRANSITIONS_WEBHOOK_URL ?? null,
+      publishIntervalMs: e.TRANSITIONS_PUBLISH_INTERVAL_MS,
+    },
+    rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
+    adminToken: e.ADMIN_TOKEN ?? null,
     watchPolicy: {
       medWindowDays: e.MED_WINDOW_DAYS,
       chargebackWindowDays: e.CHARGEBACK_WINDOW_DAYS,

@@ -15,7 +15,8 @@ export type InboxListRow = {
   outcome: string | null;
   resource: string | null;
   status: string | null;
-  received_at: Date;
+  /** ISO-like text as Postgres prints it (drizzle's client leaves timestamps unparsed). */
+  received_at: string;
   deliveries: number;
   attempts: number;
 };
@@ -44,13 +45,13 @@ export interface InboxDetail {
   resourceId: number | null;
   notifiedStatus: string | null;
   eventKey: string;
-  receivedAt: Date;
+  receivedAt: string;
   sourceAddress: string | null;
   deliveryCount: number;
   attempts: number;
   lastError: string | null;
   quarantineReason: string | null;
-  processedAt: Date | null;
+  processedAt: string | null;
   headers: Record<string, string>;
   /** The body exactly as received, as UTF-8 text. */
   rawBody: string;

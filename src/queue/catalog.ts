@@ -12,6 +12,28 @@ export const APPLY_NOTIFICATION_JOB = 'apply-notification';
 export const RECONCILE_QUEUE = 'reconcile';
 export const RECONCILE_JOB = 'reconcile-pass';
 
+/**
+ * The transition feed for the seller's other systems: one job per status_history row, job id
+ * `transition-{history id}`, added in history order. See README, "Transition feed".
+ */
+export const TRANSITIONS_QUEUE = 'paymirror-transitions';
+export const TRANSITION_JOB = 'transition';
+
+export const transitionJobSchema = z.object({
+  historyId: z.number().int().positive(),
+  resourceType: z.enum(['sale', 'withdrawal']),
+  resourceId: z.number().int().positive(),
+  fromStatus: z.string().nullable(),
+  toStatus: z.string(),
+  source: z.enum(['postback', 'webhook', 'reconcile', 'api']),
+  recordedAt: z.string(),
+});
+export type TransitionJob = z.infer<typeof transitionJobSchema>;
+
+export function transitionJobId(historyId: number): string {
+  return `transition-${historyId}`;
+}
+
 export const notificationJobSchema = z.object({
   inboxEventId: z.number().int().positive(),
 });

@@ -15,14 +15,11 @@ import {
   enqueueNotifications,
   type RetryPolicy,
 } from '../queue/catalog.js';
-import {
-  startReconcileScheduler,
-  type ReconcileScheduler,
-} from '../reconciler/reconcileScheduler.js';
-import { startSweeperLoop, type SweeperLoop } from '../scheduler/sweeper.js';
+import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
-import { observePass, oldestPendingAgeSeconds } from './observability.js';
+import { oldestPendingAgeSeconds } from './observability.js';
+import { startSchedulerRole } from './schedulerRole.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
 
@@ -67,30 +64,23 @@ export async function startPaymirror(
         })
       : null;
 
-  let sweeper: SweeperLoop | null = null;
-  if (roles.has('scheduler') && queue) {
-    sweeper = startSweeperLoop(
-      { sql: database.sql, queue, retry, afterSeconds: config.sweepAfterSeconds },
-      config.sweepIntervalSeconds,
-      logger,
-      (count) => metrics.sweeperRequeued.inc(count),
-    );
-  }
-  let reconciler: ReconcileScheduler | null = null;
-  if (roles.has('scheduler') && gateway && workerRedis) {
-    reconciler = await startReconcileScheduler({
-      db: database.db,
-      sql: database.sql,
-      gateway,
-      policy: config.watchPolicy,
-      logger,
-      connection: workerRedis,
-      prefix: config.queuePrefix,
-      intervalSeconds: config.reconcile.intervalSeconds,
-      batchSize: config.reconcile.batchSize,
-      onPass: (summary) => observePass(metrics, summary),
-    });
-  }
+  const transitions =
+    roles.has('scheduler') && config.transitions.enabled && workerRedis
+      ? createTransitionQueue(workerRedis, config.queuePrefix)
+      : null;
+  const stopScheduler =
+    roles.has('scheduler') && queue && workerRedis
+      ? await startSchedulerRole({
+          config,
+          database,
+          queue,
+          transitions,
+          redis: workerRedis,
+          gateway,
+          metrics,
+          logger,
+        })
+      : null;
 
   const ingest: IngestDeps | null =
     roles.has('ingress') && queue
@@ -147,9 +137,9 @@ export async function startPaymirror(
     close() {
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
-        await sweeper?.stop();
-        await reconciler?.close();
+        await stopScheduler?.();
         await worker?.close();
+        await transitions?.close();
         await queue?.close();
         workerRedis?.disconnect();
         producerRedis.disconnect();

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
+import { runPeriodically, type PeriodicTask } from './periodic.js';
 import {
   enqueueNotifications,
   type NotificationQueue,
@@ -42,37 +43,22 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<number> {
   }
 }
 
-export interface SweeperLoop {
-  stop(): Promise<void>;
-}
-
 /** Runs the sweep now and every `intervalSeconds`, one pass at a time. */
 export function startSweeperLoop(
   deps: SweeperDeps,
   intervalSeconds: number,
   logger: Logger,
   onSwept: (count: number) => void = () => {},
-): SweeperLoop {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = sweepPendingInbox(deps)
-      .then((count) => {
-        onSwept(count);
-        if (count > 0) logger.info({ count }, 'sweeper re-enqueued pending inbox rows');
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, 'sweep failed; will try again'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalSeconds * 1000);
-      });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+): PeriodicTask {
+  return runPeriodically(
+    'sweep',
+    async () => {
+      const count = await sweepPendingInbox(deps);
+      onSwept(count);
+      if (count > 0) logger.info({ count }, 'sweeper re-enqueued pending inbox rows');
+      return { again: false };
     },
-  };
+    intervalSeconds * 1000,
+    logger,
+  );
 }

@@ -1,0 +1,89 @@
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from '../log/logger.js';
+import { TRANSITIONS_QUEUE, transitionJobId, type TransitionJob } from '../queue/catalog.js';
+
+export interface TransitionPosterOptions {
+  readonly url: string;
+  readonly connection: ConnectionOptions;
+  readonly prefix: string;
+  readonly logger: Logger;
+  readonly timeoutMs?: number;
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * Consumes the transitions queue and POSTs each transition to an internal URL, one at a time
+ * so each record's transitions arrive in order. A failed POST is retried in place with
+ * backoff (letting the job fail would let later transitions overtake it); the receiver
+ * dedupes on the Idempotency-Key header, the same for every attempt of one transition.
+ */
+export function startTransitionPoster(options: TransitionPosterOptions): {
+  close(): Promise<void>;
+} {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const closing = new AbortController();
+  const worker = new Worker<TransitionJob>(
+    TRANSITIONS_QUEUE,
+    async (job: Job<TransitionJob>) => {
+      for (let attempt = 0; ; attempt += 1) {
+        const failure = await post(options.url, job.data, timeoutMs);
+        if (failure === null) return;
+        if (closing.signal.aborted) {
+          // Left for the next start: the job is retried, the receiver dedupes.
+          throw new Error(
+            `transition ${job.data.historyId} not delivered before shutdown: ${failure}`,
+          );
+        }
+        const delay = Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 12));
+        options.logger.warn(
+          { historyId: job.data.historyId, attempt: attempt + 1, failure, retryInMs: delay },
+          'transition POST failed; retrying',
+        );
+        await sleep(delay, closing.signal);
+      }
+    },
+    { connection: options.connection, prefix: options.prefix, concurrency: 1 },
+  );
+  worker.on('error', (error) => options.logger.warn({ err: error }, 'transition poster error'));
+  return {
+    async close() {
+      closing.abort();
+      await worker.close();
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Null on a 2xx answer, else what went wrong. */
+async function post(
+  url: string,
+  transition: TransitionJob,
+  timeoutMs: number,
+): Promise<string | null> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': transitionJobId(transition.historyId),
+      },
+      body: JSON.stringify(transition),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+    });
+    await response.arrayBuffer().catch(() => undefined);
+    return response.ok ? null : `HTTP ${response.status}`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

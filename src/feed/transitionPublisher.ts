@@ -1,0 +1,105 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import type { Sql } from '../db/client.js';
+import type { Logger } from '../log/logger.js';
+import { runPeriodically, type PeriodicTask } from '../scheduler/periodic.js';
+import {
+  TRANSITION_JOB,
+  TRANSITIONS_QUEUE,
+  transitionJobId,
+  type TransitionJob,
+} from '../queue/catalog.js';
+
+/** Any fixed number shared by every process: one publisher at a time keeps the order. */
+const PUBLISHER_LOCK_KEY = 7_246_103;
+
+const PUBLISH_BATCH = 500;
+
+/** Completed jobs are kept this long so a re-publish of the same row is deduped by its id. */
+const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
+
+export type TransitionQueue = Queue<TransitionJob, unknown, typeof TRANSITION_JOB>;
+
+export function createTransitionQueue(
+  connection: ConnectionOptions,
+  prefix: string,
+): TransitionQueue {
+  return new Queue<TransitionJob, unknown, typeof TRANSITION_JOB>(TRANSITIONS_QUEUE, {
+    connection,
+    prefix,
+  });
+}
+
+interface HistoryRow {
+  id: string;
+  resource_type: 'sale' | 'withdrawal';
+  resource_id: string;
+  from_status: string | null;
+  to_status: string;
+  source: TransitionJob['source'];
+  /** A string: drizzle's postgres-js setup leaves timestamps unparsed on this client. */
+  recorded_at: string | Date;
+}
+
+/**
+ * The outbox step: puts unpublished status_history rows on the transitions queue in id order
+ * (per record, id order is commit order: the mirror row lock serialises its writers), then
+ * marks them published, in one transaction under a lock only one process can hold. A crash
+ * between the add and the commit re-adds the same job ids, which BullMQ ignores.
+ */
+export async function publishTransitions(
+  sql: Sql,
+  queue: TransitionQueue,
+  batchSize = 500,
+): Promise<number> {
+  return sql.begin(async (tx) => {
+    const [lock] = await tx<
+      { locked: boolean }[]
+    >`select pg_try_advisory_xact_lock(${PUBLISHER_LOCK_KEY}) as locked`;
+    if (!lock?.locked) return 0;
+    const rows = await tx<HistoryRow[]>`
+      select id, resource_type, resource_id, from_status, to_status, source, recorded_at
+        from status_history where published_at is null order by id limit ${batchSize}`;
+    if (rows.length === 0) return 0;
+    await queue.addBulk(
+      rows.map((row) => ({
+        name: TRANSITION_JOB,
+        data: {
+          historyId: Number(row.id),
+          resourceType: row.resource_type,
+          resourceId: Number(row.resource_id),
+          fromStatus: row.from_status,
+          toStatus: row.to_status,
+          source: row.source,
+          recordedAt: new Date(row.recorded_at).toISOString(),
+        },
+        opts: {
+          jobId: transitionJobId(Number(row.id)),
+          removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
+          removeOnFail: { age: KEEP_COMPLETED_SECONDS },
+        },
+      })),
+    );
+    const ids = rows.map((row) => row.id);
+    await tx`update status_history set published_at = now() where id = any(${ids}::bigint[])`;
+    return rows.length;
+  });
+}
+
+/** Publishes every `intervalMs`, and at once again while batches come back full. */
+export function startTransitionPublisher(
+  sql: Sql,
+  queue: TransitionQueue,
+  intervalMs: number,
+  logger: Logger,
+): PeriodicTask {
+  return runPeriodically(
+    'publish transitions',
+    async () => {
+      const count = await publishTransitions(sql, queue, PUBLISH_BATCH);
+      if (count > 0) logger.debug({ count }, 'transitions published');
+      return { again: count >= PUBLISH_BATCH };
+    },
+    intervalMs,
+    logger,
+  );
+}

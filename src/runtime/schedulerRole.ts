@@ -1,0 +1,98 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/client.js';
+import { startTransitionPoster } from '../feed/transitionPoster.js';
+import { startTransitionPublisher, type TransitionQueue } from '../feed/transitionPublisher.js';
+import type { GatewayClient } from '../gateway/index.js';
+import { trimRejected } from '../inbox/rejectedDeliveries.js';
+import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { NotificationQueue, RetryPolicy } from '../queue/catalog.js';
+import { startReconcileScheduler } from '../reconciler/reconcileScheduler.js';
+import { runPeriodically } from '../scheduler/periodic.js';
+import { startSweeperLoop } from '../scheduler/sweeper.js';
+import { observePass } from './observability.js';
+
+export interface SchedulerRoleDeps {
+  readonly config: Config;
+  readonly database: Database;
+  readonly queue: NotificationQueue;
+  readonly transitions: TransitionQueue | null;
+  readonly redis: Redis;
+  readonly gateway: GatewayClient | null;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+const TRIM_INTERVAL_MS = 60_000;
+
+/**
+ * The scheduler role: the sweeper, reconciliation passes, the transition feed and the rejects
+ * table's retention. Returns one close() that stops them in order.
+ */
+export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() => Promise<void>> {
+  const { config, database, logger, metrics } = deps;
+  const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
+  const stops: (() => Promise<void>)[] = [];
+
+  const sweeper = startSweeperLoop(
+    { sql: database.sql, queue: deps.queue, retry, afterSeconds: config.sweepAfterSeconds },
+    config.sweepIntervalSeconds,
+    logger,
+    (count) => metrics.sweeperRequeued.inc(count),
+  );
+  stops.push(() => sweeper.stop());
+
+  const trim = runPeriodically(
+    'trim rejected deliveries',
+    async () => {
+      const removed = await trimRejected(database.sql, config.rejects);
+      if (removed > 0) logger.info({ removed }, 'rejected deliveries trimmed');
+      return { again: false };
+    },
+    TRIM_INTERVAL_MS,
+    logger,
+  );
+  stops.push(() => trim.stop());
+
+  if (deps.transitions) {
+    const publisher = startTransitionPublisher(
+      database.sql,
+      deps.transitions,
+      config.transitions.publishIntervalMs,
+      logger,
+    );
+    stops.push(() => publisher.stop());
+    if (config.transitions.webhookUrl) {
+      // One POST at a time across every process keeps each record's transitions in order.
+      await deps.transitions.setGlobalConcurrency(1);
+      const poster = startTransitionPoster({
+        url: config.transitions.webhookUrl,
+        connection: deps.redis,
+        prefix: config.queuePrefix,
+        logger,
+      });
+      stops.push(() => poster.close());
+    }
+  }
+
+  if (deps.gateway) {
+    const reconciler = await startReconcileScheduler({
+      db: database.db,
+      sql: database.sql,
+      gateway: deps.gateway,
+      policy: config.watchPolicy,
+      logger,
+      connection: deps.redis,
+      prefix: config.queuePrefix,
+      intervalSeconds: config.reconcile.intervalSeconds,
+      batchSize: config.reconcile.batchSize,
+      onPass: (summary) => observePass(metrics, summary),
+    });
+    stops.push(() => reconciler.close());
+  }
+
+  return async () => {
+    for (const stop of stops) await stop();
+  };
+}

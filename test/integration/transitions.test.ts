@@ -1,0 +1,147 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  TRANSITIONS_QUEUE,
+  transitionJobSchema,
+  type TransitionJob,
+} from '../../src/queue/catalog.js';
+import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// The transition feed: every status_history row delivered exactly once, in order per record.
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let app: TestPaymirror;
+let receiver: Server;
+const received: { transition: TransitionJob; headers: IncomingHttpHeaders; answered: number }[] =
+  [];
+let failuresLeft = 1;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      // The consumer fails once: the first transition must still arrive exactly once.
+      const answered = failuresLeft-- > 0 ? 500 : 200;
+      received.push({
+        transition: transitionJobSchema.parse(JSON.parse(body)),
+        headers: req.headers,
+        answered,
+      });
+      res.writeHead(answered).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  app = await startTestPaymirror({
+    db,
+    queue,
+    env: {
+      TRANSITIONS_WEBHOOK_URL: `http://127.0.0.1:${port}/transitions`,
+      TRANSITIONS_PUBLISH_INTERVAL_MS: '50',
+    },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await queue?.drop();
+  await db?.drop();
+});
+
+const delivered = () => received.filter((r) => r.answered === 200);
+
+describe('transition feed', () => {
+  it('delivers every history row exactly once, in order per record, despite duplicates and a failing consumer', async () => {
+    const sends = [
+      () => app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
+      () => app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
+      () => app.webhook(webhookSaleBody({ id: 7001, status: 'PAGO' })),
+      () => app.postback(postbackBody({ id: 7002, status: 'PAGO' })),
+      () =>
+        app.webhook(
+          withdrawalBody({ id: 7101, status: 'PROCESSING', updatedAt: '2026-11-20T10:00:00.000Z' }),
+        ),
+    ];
+    for (const send of sends) await send();
+    const firstBatch = await waitFor(async () => {
+      const rows = await db.database
+        .sql`select count(*)::int as n from inbox_events where state = 'pending'`;
+      return rows[0]?.n === 0 ? true : undefined;
+    });
+    expect(firstBatch).toBe(true);
+    await app.postback(postbackBody({ id: 7001, status: 'ESTORNADO' }));
+    await app.webhook(
+      withdrawalBody({ id: 7101, status: 'COMPLETED', updatedAt: '2026-11-20T11:00:00.000Z' }),
+    );
+
+    const history = await waitFor(
+      async () => {
+        const rows = await db.database.sql<
+          { id: string }[]
+        >`select id from status_history order by id`;
+        return rows.length === 5 && delivered().length === 5
+          ? rows.map((r) => Number(r.id))
+          : undefined;
+      },
+      { what: 'five transitions delivered' },
+    );
+
+    expect(
+      delivered()
+        .map((r) => r.transition.historyId)
+        .sort((a, b) => a - b),
+    ).toEqual(history);
+    expect(received.filter((r) => r.answered === 500)).toHaveLength(1);
+    const failed = received.find((r) => r.answered === 500);
+    expect(
+      delivered().filter((r) => r.transition.historyId === failed?.transition.historyId),
+    ).toHaveLength(1);
+    for (const r of received)
+      expect(r.headers['idempotency-key']).toBe(`transition-${r.transition.historyId}`);
+
+    const perRecord = new Map<string, number[]>();
+    for (const r of delivered()) {
+      const key = `${r.transition.resourceType}:${r.transition.resourceId}`;
+      perRecord.set(key, [...(perRecord.get(key) ?? []), r.transition.historyId]);
+    }
+    for (const ids of perRecord.values()) expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(
+      delivered()
+        .filter((r) => r.transition.resourceId === 7001)
+        .map((r) => r.transition.toStatus),
+    ).toEqual(['PAGO', 'ESTORNADO']);
+  });
+
+  it('publishing the same rows again adds no job and posts nothing twice', async () => {
+    const before = received.length;
+    await db.database.sql`update status_history set published_at = null`;
+    await waitFor(async () => {
+      const rows = await db.database
+        .sql`select count(*)::int as n from status_history where published_at is null`;
+      return rows[0]?.n === 0 ? true : undefined;
+    });
+    const probe = new Queue(TRANSITIONS_QUEUE, {
+      connection: { url: queue.redisUrl },
+      prefix: queue.prefix,
+    });
+    try {
+      const counts = await probe.getJobCounts('waiting', 'active', 'delayed', 'completed');
+      expect(counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 5 });
+    } finally {
+      await probe.close();
+    }
+    expect(received.length).toBe(before);
+  });
+});
