@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDemoCommand } from './demoCommand.js';
 import { registerInboxCommands } from './inboxCommands.js';
+import { registerMaintenanceCommands } from './maintenanceCommands.js';
 import { registerMigrateCommand } from './migrateCommand.js';
 import { registerOperatorCommands } from './operatorCommands.js';
 import { registerReconcileCommands } from './reconcileCommands.js';
@@ -19,6 +20,7 @@ registerStartCommand(program);
 registerMigrateCommand(program);
 registerReconcileCommands(program);
 registerInboxCommands(program);
+registerMaintenanceCommands(program);
 registerReportCommand(program);
 registerOperatorCommands(program);
 registerSandboxCommand(program);

@@ -122,7 +122,10 @@ export const statusHistory = pgTable(
     fromStatus: text('from_status'),
     toStatus: text('to_status').notNull(),
     source: text('source').notNull(),
-    inboxEventId: bigint('inbox_event_id', { mode: 'number' }).references(() => inboxEvents.id),
+    // Set null when `paymirror prune` deletes an old processed inbox row: history stays.
+    inboxEventId: bigint('inbox_event_id', { mode: 'number' }).references(() => inboxEvents.id, {
+      onDelete: 'set null',
+    }),
     recordedAt: tstz('recorded_at').notNull().defaultNow(),
     /** When the transition feed put this row on its queue (the outbox marker). */
     publishedAt: tstz('published_at'),

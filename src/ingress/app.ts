@@ -1,5 +1,7 @@
 import express, { type Express, type Response } from 'express';
+import type { Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
+import { mountAdminBoard } from './adminBoard.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Channel } from '../notifications/notification.js';
 import { ingestPostback, ingestWebhook, type IngestDeps } from './ingest.js';
@@ -16,6 +18,8 @@ export interface HttpAppDeps {
   readonly readiness: ReadinessCheck;
   /** Only the ingress role serves the notification routes. */
   readonly ingest: IngestDeps | null;
+  /** bull-board at /admin/queues, when ADMIN_TOKEN is set. */
+  readonly admin: { readonly token: string; readonly queues: readonly Queue[] } | null;
 }
 
 /**
@@ -64,6 +68,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       res.status(200).type(deps.metrics.registry.contentType).send(text);
     });
   });
+  if (deps.admin) mountAdminBoard(app, deps.admin.token, deps.admin.queues);
   app.use((_req, res) => send(res, NOT_FOUND));
   return app;
 }

@@ -64,7 +64,7 @@ export async function ingestPostback(
       deps.postbackSecrets,
     )
   ) {
-    return { kind: 'rejected', reason: 'bad_signature' };
+    return reject(req, deps, 'postback', 'bad_signature', body.raw, null);
   }
   const payload = parseJsonObject(body.raw);
   if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
@@ -78,13 +78,20 @@ export async function ingestWebhook(
   deps: IngestDeps,
 ): Promise<IngestOutcome> {
   if (!matchesWebhookToken(token, deps.webhookTokens)) {
-    return { kind: 'rejected', reason: 'unknown_token' };
+    return reject(req, deps, 'webhook', 'unknown_token', await bodyIfReadable(req, deps), token);
   }
   if (
     deps.sourceAllowlist &&
     !deps.sourceAllowlist.allows(sourceAddressOf(req, deps.trustedProxyCount))
   ) {
-    return { kind: 'rejected', reason: 'source_not_allowed' };
+    return reject(
+      req,
+      deps,
+      'webhook',
+      'source_not_allowed',
+      await bodyIfReadable(req, deps),
+      token,
+    );
   }
   const body = await readBody(req, deps.bodyLimitBytes);
   if (!body.ok) return body.outcome;

@@ -110,6 +110,10 @@ export async function startPaymirror(
     metrics,
     logger,
     ingest,
+    admin:
+      config.adminToken && queue
+        ? { token: config.adminToken, queues: [queue, ...(transitions ? [transitions] : [])] }
+        : null,
     readiness: {
       async check() {
         const [postgres, redis] = await Promise.all([

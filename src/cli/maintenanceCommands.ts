@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import type { Command } from 'commander';
+import { pruneOld } from '../inbox/prune.js';
+import { runChecks } from '../operations/doctor.js';
+import { gatewayClientFor } from '../runtime/gatewayClient.js';
+import { createDatabase } from '../db/client.js';
+import { exitOnError, loadConfig } from './environment.js';
+import { formatTable, parseDuration } from './format.js';
+import { withDatabase } from './storageContext.js';
+
+export function registerMaintenanceCommands(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'check config, Postgres, Redis, migrations and gateway keys; print the URLs to configure',
+    )
+    .action(async () => {
+      try {
+        const config = loadConfig();
+        const database = createDatabase(config.databaseUrl, { max: 1 });
+        const redis = new Redis(config.redisUrl, {
+          maxRetriesPerRequest: 1,
+          connectTimeout: 3000,
+          lazyConnect: true,
+        });
+        redis.on('error', () => {});
+        let checks;
+        try {
+          await redis.connect().catch(() => undefined);
+          checks = await runChecks({
+            config,
+            sql: database.sql,
+            redis,
+            gateway: gatewayClientFor(config, null),
+          });
+        } finally {
+          redis.disconnect();
+          await database.close();
+        }
+        process.stdout.write(formatTable(checks, ['name', 'status', 'detail']));
+        process.stdout.write(
+          `\nURLs to configure at the gateway:\n  postbackUrl (per sale):    ${config.publicUrl}/postbacks\n` +
+            `  permanent webhook:         ${config.publicUrl}/webhooks/<one of WEBHOOK_TOKENS>\n`,
+        );
+        if (checks.some((c) => c.status === 'fail')) process.exit(1);
+      } catch (error) {
+        exitOnError(error);
+      }
+    });
+
+  program
+    .command('prune')
+    .description(
+      'delete old processed inbox rows and old rejected deliveries (never mirror or history rows)',
+    )
+    .requiredOption('--older-than <duration>', 'e.g. 90d', parseDuration)
+    .action(async (options: { olderThan: number }) => {
+      try {
+        const summary = await withDatabase(({ database }) =>
+          pruneOld(database.sql, options.olderThan),
+        );
+        process.stdout.write(
+          `pruned ${summary.inboxRows} processed inbox row(s), ${summary.dedupeKeys} dedupe key(s), ${summary.rejected} rejected deliver(ies)\n`,
+        );
+      } catch (error) {
+        exitOnError(error);
+      }
+    });
+}

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  POSTBACK_SECRET,
+  WEBHOOK_TOKEN,
+  postbackBody,
+  sign,
+  webhookSaleBody,
+} from '../support/fixtures.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// /metrics after a known sequence of deliveries, on the real services: exact values.
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let app: TestPaymirror;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  app = await startTestPaymirror({ db, queue });
+});
+afterAll(async () => {
+  await app?.close();
+  await queue?.drop();
+  await db?.drop();
+});
+
+/** Samples of a Prometheus text exposition, keyed `name{label="value",…}` with sorted labels. */
+type Samples = Map<string, number>;
+
+function parseExposition(text: string): Samples {
+  const samples: Samples = new Map();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/.exec(line);
+    if (!match) throw new Error(`unparseable exposition line: ${line}`);
+    const [, name = '', rawLabels = '', rawValue = ''] = match;
+    const labels: Record<string, string> = {};
+    for (const [, label = '', value = ''] of rawLabels.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[label] = value.replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
+    }
+    const value =
+      rawValue === '+Inf' ? Infinity : rawValue === '-Inf' ? -Infinity : Number(rawValue);
+    samples.set(sampleKey(name, labels), value);
+  }
+  return samples;
+}
+
+function sampleKey(name: string, labels: Record<string, string> = {}): string {
+  const pairs = Object.entries(labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, value]) => `${label}=${JSON.stringify(value)}`);
+  return pairs.length > 0 ? `${name}{${pairs.join(',')}}` : name;
+}
+
+/** Every sample of one metric name, keyed as sampleKey() does. */
+function family(samples: Samples, name: string): Record<string, number> {
+  return Object.fromEntries([...samples].filter(([key]) => key.split('{')[0] === name));
+}
+
+async function scrape(): Promise<{ text: string; samples: Samples }> {
+  const response = await fetch(`${app.url}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+  const text = await response.text();
+  return { text, samples: parseExposition(text) };
+}
+
+describe('parseExposition', () => {
+  it('reads names, labels (escaped quotes too) and special values', () => {
+    const samples = parseExposition(
+      [
+        '# HELP x_total help',
+        '# TYPE x_total counter',
+        'x_total{b="2",a="say \\"hi\\""} 3',
+        'y_bucket{le="+Inf"} 4',
+        'z NaN',
+        'w 1.5e-3',
+      ].join('\n'),
+    );
+    expect([...samples]).toEqual([
+      ['x_total{a="say \\"hi\\"",b="2"}', 3],
+      ['y_bucket{le="+Inf"}', 4],
+      ['z', NaN],
+      ['w', 0.0015],
+    ]);
+  });
+});
+
+describe('/metrics after a known sequence of deliveries', () => {
+  it('counts each outcome exactly once, drains to zero, and exposes no secret', async () => {
+    const startedAt = Date.now();
+    const accepted: number[] = [];
+    for (const sale of [
+      { id: 8101, status: 'PAGO' },
+      { id: 8102, status: 'PENDENTE', paymentMethod: 'BOLETO' },
+    ]) {
+      const answer = await app.postback(postbackBody(sale));
+      expect(answer.body.status).toBe('accepted');
+      accepted.push(answer.body.id as number);
+    }
+    const lastAcceptedSentAt = Date.now();
+    const third = await app.postback(
+      postbackBody({ id: 8103, status: 'PAGO', paymentMethod: 'CREDIT_CARD' }),
+    );
+    expect(third.body.status).toBe('accepted');
+    accepted.push(third.body.id as number);
+
+    const duplicate = await app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
+    expect(duplicate.body).toEqual({ status: 'duplicate', id: accepted[0] });
+
+    const quarantined = await app.postback(postbackBody({ id: 8104, status: 'NOT_A_STATUS' }));
+    expect(quarantined.status).toBe(200);
+    expect(quarantined.body.status).toBe('quarantined');
+
+    const forgedRaw = JSON.stringify(postbackBody({ id: 8105, status: 'PAGO' }));
+    const badSignature = await app.postback(null, {
+      raw: forgedRaw,
+      signature: sign(forgedRaw, 'not-the-configured-secret-0000'),
+    });
+    expect(badSignature.status).toBe(401);
+
+    const unknownTokenValue = 'unknown-token-0123456789abcdefgh';
+    const unknownToken = await app.webhook(webhookSaleBody({ id: 8106, status: 'PAGO' }), {
+      token: unknownTokenValue,
+    });
+    expect(unknownToken.status).toBe(404);
+
+    const foreignUser = await app.webhook(
+      webhookSaleBody({ id: 8107, status: 'PAGO', userId: 999_999 }),
+    );
+    expect(foreignUser.status).toBe(403);
+
+    // The worker is done when every accepted row is finished and has been counted.
+    await waitFor(
+      async () => {
+        const [row] = await db.database.sql<{ pending: number }[]>`
+          select count(*)::int as pending from inbox_events
+           where id = any(${accepted}::bigint[]) and state = 'pending'`;
+        if (row?.pending !== 0) return false;
+        const { samples } = await scrape();
+        const finished = Object.values(family(samples, 'paymirror_worker_outcomes_total'));
+        return finished.reduce((sum, n) => sum + n, 0) >= accepted.length;
+      },
+      { what: 'the worker to finish the accepted deliveries' },
+    );
+
+    const { text, samples } = await scrape();
+    const scrapedAt = Date.now();
+
+    expect(family(samples, 'paymirror_deliveries_total')).toEqual({
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'postback',
+        outcome: 'accepted',
+        reason: '',
+      })]: 3,
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'postback',
+        outcome: 'duplicate',
+        reason: '',
+      })]: 1,
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'postback',
+        outcome: 'quarantined',
+        reason: '',
+      })]: 1,
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'postback',
+        outcome: 'rejected',
+        reason: 'bad_signature',
+      })]: 1,
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'webhook',
+        outcome: 'rejected',
+        reason: 'unknown_token',
+      })]: 1,
+      [sampleKey('paymirror_deliveries_total', {
+        channel: 'webhook',
+        outcome: 'rejected',
+        reason: 'foreign_user',
+      })]: 1,
+    });
+    // Quarantined at the ingress: stored, never queued, so the worker saw only the 3 accepted.
+    expect(family(samples, 'paymirror_worker_outcomes_total')).toEqual({
+      [sampleKey('paymirror_worker_outcomes_total', { outcome: 'applied', resource: 'sale' })]: 3,
+    });
+
+    expect(samples.get('paymirror_accept_to_applied_seconds_count')).toBe(3);
+    expect(
+      samples.get(sampleKey('paymirror_accept_to_applied_seconds_bucket', { le: '+Inf' })),
+    ).toBe(3);
+    const latencySum = samples.get('paymirror_accept_to_applied_seconds_sum') ?? NaN;
+    expect(latencySum).toBeGreaterThanOrEqual(0);
+    expect(latencySum).toBeLessThanOrEqual((3 * (scrapedAt - startedAt)) / 1000);
+
+    expect(samples.get('paymirror_inbox_oldest_pending_age_seconds')).toBe(0);
+    // BullMQ adds `paused` to the states asked for (waiting, active, delayed, failed): all 0.
+    const queueJobs = family(samples, 'paymirror_queue_jobs');
+    for (const state of ['waiting', 'active', 'delayed', 'failed']) {
+      expect(queueJobs[sampleKey('paymirror_queue_jobs', { state })], state).toBe(0);
+    }
+    expect(
+      Object.values(queueJobs).every((count) => count === 0),
+      JSON.stringify(queueJobs),
+    ).toBe(true);
+    expect(samples.get('paymirror_sweeper_requeued_total')).toBe(0);
+
+    // The silence detector counts from the last accepted delivery, not the later rejected ones.
+    const silence = samples.get('paymirror_seconds_since_last_accepted');
+    expect(silence).toBeGreaterThanOrEqual(0);
+    expect(silence).toBeLessThanOrEqual((scrapedAt - lastAcceptedSentAt) / 1000);
+
+    // No gateway keys in this test: no calls, no passes; unlabelled counters are at 0.
+    expect(family(samples, 'paymirror_gateway_calls_total')).toEqual({});
+    expect(samples.get('paymirror_reconcile_discrepancies_total')).toBe(0);
+    expect(samples.get('paymirror_process_resident_memory_bytes')).toBeGreaterThan(0);
+
+    for (const secret of [POSTBACK_SECRET, WEBHOOK_TOKEN, unknownTokenValue]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('the silence detector restarts on the next accepted delivery only', async () => {
+    const before = (await scrape()).samples.get('paymirror_seconds_since_last_accepted') ?? NaN;
+    const duplicate = await app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
+    expect(duplicate.body.status).toBe('duplicate');
+    const afterDuplicate = (await scrape()).samples.get('paymirror_seconds_since_last_accepted');
+    expect(afterDuplicate).toBeGreaterThanOrEqual(before);
+
+    const sentAt = Date.now();
+    const fresh = await app.postback(postbackBody({ id: 8108, status: 'PAGO' }));
+    expect(fresh.body.status).toBe('accepted');
+    const { samples } = await scrape();
+    expect(samples.get('paymirror_seconds_since_last_accepted')).toBeLessThanOrEqual(
+      (Date.now() - sentAt) / 1000,
+    );
+    expect(
+      samples.get(
+        sampleKey('paymirror_deliveries_total', {
+          channel: 'postback',
+          outcome: 'accepted',
+          reason: '',
+        }),
+      ),
+    ).toBe(4);
+  });
+});

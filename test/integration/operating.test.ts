@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign } from '../support/fixtures.js';
+import { runCli } from '../support/cli.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// Operating paymirror (issue 5): inbox and rejects from the CLI, doctor, prune, admin UI.
+const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
+const ROTATED_SECRET = 'the-secret-we-forgot-to-configure';
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let app: TestPaymirror;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  app = await startTestPaymirror({ db, queue, env: { ADMIN_TOKEN } });
+});
+afterAll(async () => {
+  await app?.close();
+  await queue?.drop();
+  await db?.drop();
+});
+
+const sql = () => db.database.sql;
+const env = (extra: Record<string, string> = {}) => ({
+  DATABASE_URL: db.url,
+  REDIS_URL: queue.redisUrl,
+  QUEUE_PREFIX: queue.prefix,
+  POSTBACK_SECRETS: POSTBACK_SECRET,
+  WEBHOOK_TOKENS: WEBHOOK_TOKEN,
+  LOG_LEVEL: 'warn',
+  ...extra,
+});
+async function state(id: number) {
+  const [row] = await sql()<{ state: string }[]>`select state from inbox_events where id = ${id}`;
+  return row?.state;
+}
+
+describe('inbox commands', () => {
+  it('list filters by state and resource; show prints the raw body and kept headers', async () => {
+    const raw = JSON.stringify(postbackBody({ id: 9301, status: 'PAGO' }));
+    const ok = await app.postback(null, { raw });
+    const odd = await app.postback(postbackBody({ id: 9302, status: 'NOT_A_STATUS' }));
+    await waitFor(async () => (await state(ok.body.id as number)) === 'processed');
+
+    const list = runCli(['inbox', 'list', '--state', 'quarantined', '--format', 'json'], env());
+    expect((await list.exited).code).toBe(0);
+    expect((JSON.parse(list.output()) as { id: number }[]).map((r) => r.id)).toEqual([odd.body.id]);
+
+    const byResource = runCli(
+      ['inbox', 'list', '--resource', 'sale:9301', '--since', '1h', '--format', 'json'],
+      env(),
+    );
+    expect((await byResource.exited).code).toBe(0);
+    expect(JSON.parse(byResource.output())).toMatchObject([
+      { id: ok.body.id, state: 'processed', outcome: 'applied' },
+    ]);
+
+    const show = runCli(['inbox', 'show', String(ok.body.id)], env());
+    expect((await show.exited).code).toBe(0);
+    const detail = JSON.parse(show.output()) as {
+      rawBody: string;
+      headers: Record<string, string>;
+      outcome: string;
+    };
+    expect(detail.rawBody).toBe(raw);
+    expect(detail.outcome).toBe('applied');
+    expect(detail.headers['content-type']).toBe('application/json');
+    expect(detail.headers['x-signature']).toBeUndefined();
+
+    const bad = runCli(['inbox', 'list', '--resource', 'sale-9301'], env());
+    expect((await bad.exited).code).not.toBe(0);
+    expect(bad.output()).toMatch(/sale:<id>/);
+  });
+
+  it('replay --failed runs the worker path again; a processed row is never replayed', async () => {
+    const answer = await app.postback(postbackBody({ id: 9303, status: 'PAGO' }));
+    const id = answer.body.id as number;
+    await waitFor(async () => (await state(id)) === 'processed');
+    // Pretend it failed for good earlier (as after JOB_ATTEMPTS), before it was applied.
+    await sql()`delete from status_history where inbox_event_id = ${id}`;
+    await sql()`delete from sales where id = 9303`;
+    await sql()`update inbox_events set state = 'failed', outcome = 'error', last_error = 'boom' where id = ${id}`;
+
+    const replay = runCli(['inbox', 'replay', '--failed'], env());
+    expect((await replay.exited).code).toBe(0);
+    expect(replay.output()).toMatch(new RegExp(`replayed 1 inbox row\\(s\\): ${id}`));
+    await waitFor(async () => (await state(id)) === 'processed');
+    const [sale] = await sql()`select status from sales where id = 9303`;
+    expect(sale?.status).toBe('PAGO');
+
+    const again = runCli(['inbox', 'replay', String(id)], env());
+    expect((await again.exited).code).toBe(0);
+    expect(again.output()).toMatch(/replayed 0 inbox row/);
+    const history = await sql()`select 1 from status_history where resource_id = 9303`;
+    expect(history).toHaveLength(1);
+  });
+});
+
+describe('rejected deliveries', () => {
+  it('are kept with their reason, and reverify moves them into the inbox once the secret is configured', async () => {
+    const raw = JSON.stringify(postbackBody({ id: 9401, status: 'PAGO' }));
+    const refused = await app.postback(null, { raw, signature: sign(raw, ROTATED_SECRET) });
+    expect(refused.status).toBe(401);
+    await app.webhook({ type: 'TRANSACTION' }, { token: 'a-token-nobody-configured' });
+    const rows = await waitFor(async () => {
+      const found = await sql()`select reason, channel from rejected_deliveries order by id`;
+      return found.length === 2 ? found : undefined;
+    });
+    expect(rows).toEqual([
+      { reason: 'bad_signature', channel: 'postback' },
+      { reason: 'unknown_token', channel: 'webhook' },
+    ]);
+
+    const list = runCli(['rejected', 'list', '--format', 'json'], env());
+    expect((await list.exited).code).toBe(0);
+    expect((JSON.parse(list.output()) as { reason: string }[]).map((r) => r.reason).sort()).toEqual(
+      ['bad_signature', 'unknown_token'],
+    );
+
+    const still = runCli(['rejected', 'reverify'], env());
+    expect((await still.exited).code).toBe(0);
+    expect(still.output()).toMatch(/checked 2, moved to the inbox 0, still rejected 2/);
+
+    const fixed = runCli(
+      ['rejected', 'reverify'],
+      env({ POSTBACK_SECRETS: `${POSTBACK_SECRET},${ROTATED_SECRET}` }),
+    );
+    expect((await fixed.exited).code).toBe(0);
+    expect(fixed.output()).toMatch(/checked 2, moved to the inbox 1, still rejected 1/);
+    await waitFor(async () => {
+      const [sale] = await sql()`select status from sales where id = 9401`;
+      return sale?.status === 'PAGO';
+    });
+  });
+});
+
+describe('doctor', () => {
+  it('checks every dependency and prints the URLs to configure', async () => {
+    const run = runCli(
+      ['doctor'],
+      env({ SELLER_USER_ID: '4242', PUBLIC_URL: 'https://pay.example.com' }),
+    );
+    expect((await run.exited).code).toBe(0);
+    const output = run.output();
+    for (const name of [
+      'secrets',
+      'postgres',
+      'migrations',
+      'redis',
+      'redis eviction',
+      'redis persistence',
+      'gateway',
+    ]) {
+      expect(output).toMatch(new RegExp(`^${name}\\s+(ok|warn)`, 'm'));
+    }
+    expect(output).toContain('https://pay.example.com/postbacks');
+    expect(output).toMatch(/redis persistence\s+warn/);
+    expect(output).not.toContain(POSTBACK_SECRET);
+  });
+
+  it('fails when Postgres cannot be reached', async () => {
+    const run = runCli(['doctor'], env({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }));
+    expect((await run.exited).code).not.toBe(0);
+    expect(run.output()).toMatch(/^postgres\s+fail/m);
+  });
+});
+
+describe('prune', () => {
+  it('deletes old processed inbox rows and old rejects, keeps mirror, history and rows that need attention', async () => {
+    const kept = await app.postback(postbackBody({ id: 9501, status: 'PAGO' }));
+    await waitFor(async () => (await state(kept.body.id as number)) === 'processed');
+    const old = await app.postback(postbackBody({ id: 9502, status: 'PAGO' }));
+    await waitFor(async () => (await state(old.body.id as number)) === 'processed');
+    const quarantined = await app.postback(postbackBody({ id: 9503, status: 'WHO_KNOWS' }));
+    await sql()`update inbox_events set processed_at = now() - interval '100 days', received_at = now() - interval '100 days'
+                 where id in (${old.body.id as number}, ${quarantined.body.id as number})`;
+    await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '100 days' where inbox_event_id = ${old.body.id as number}`;
+    await sql()`update rejected_deliveries set received_at = now() - interval '100 days'`;
+
+    const run = runCli(['prune', '--older-than', '90d'], env());
+    expect((await run.exited).code).toBe(0);
+    expect(run.output()).toMatch(
+      /pruned 1 processed inbox row\(s\), 1 dedupe key\(s\), 2 rejected/,
+    );
+    expect(await state(old.body.id as number)).toBeUndefined();
+    expect(await state(kept.body.id as number)).toBe('processed');
+    expect(await state(quarantined.body.id as number)).toBe('quarantined');
+    const [history] =
+      await sql()`select to_status, inbox_event_id from status_history where resource_id = 9502`;
+    expect(history).toEqual({ to_status: 'PAGO', inbox_event_id: null });
+    const [sale] = await sql()`select status from sales where id = 9502`;
+    expect(sale?.status).toBe('PAGO');
+  });
+});
+
+describe('admin UI', () => {
+  it('answers 401 without the token and serves bull-board with it', async () => {
+    expect((await fetch(`${app.url}/admin/queues`)).status).toBe(401);
+    expect(
+      (
+        await fetch(`${app.url}/admin/queues`, {
+          headers: { authorization: 'Bearer wrong-token-wrong-token' },
+        })
+      ).status,
+    ).toBe(401);
+    const bearer = await fetch(`${app.url}/admin/queues`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(bearer.status).toBe(200);
+    expect(await bearer.text()).toMatch(/<html/i);
+    const basic = Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64');
+    const api = await fetch(`${app.url}/admin/queues/api/queues`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    expect(api.status).toBe(200);
+    expect(JSON.stringify(await api.json())).toContain('notifications');
+  });
+
+  it('is not mounted without ADMIN_TOKEN', async () => {
+    const other = await startTestPaymirror({ db, queue, roles: 'ingress' });
+    try {
+      expect((await fetch(`${other.url}/admin/queues`)).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+});
