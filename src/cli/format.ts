@@ -17,10 +17,7 @@ export function parseDuration(value: string): number {
 }
 
 /** Rows as aligned text columns (dates in ISO 8601, nulls as -). */
-export function formatTable(
-  rows: readonly object[],
-  columns?: readonly string[],
-): string {
+export function formatTable(rows: readonly object[], columns?: readonly string[]): string {
   const names = columns ?? Object.keys(rows[0] ?? {});
   if (names.length === 0) return '(none)\n';
   const cell = (value: unknown) =>
@@ -29,7 +26,10 @@ export function formatTable(
       : value instanceof Date
         ? value.toISOString()
         : String(value);
-  const table = [names, ...rows.map((row) => names.map((name) => cell((row as Record<string, unknown>)[name])))];
+  const table = [
+    names,
+    ...rows.map((row) => names.map((name) => cell((row as Record<string, unknown>)[name]))),
+  ];
   const widths = names.map((_, i) => Math.max(...table.map((line) => (line[i] ?? '').length)));
   return (
     table

@@ -6,6 +6,8 @@ export interface MetricSources {
   oldestPendingAgeSeconds?: () => Promise<number>;
   /** Jobs in the notifications queue by BullMQ state (waiting, active, delayed, …). */
   queueCounts?: () => Promise<Record<string, number>>;
+  /** Inbox rows needing attention or still to do, by state (pending, quarantined, failed). */
+  inboxCounts?: () => Promise<Record<string, number>>;
 }
 
 /** paymirror's Prometheus metrics (prefix paymirror_); one registry per process. */
@@ -19,13 +21,21 @@ export interface Metrics {
   readonly reconcileRuns: Counter<'status'>;
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
+  readonly crossChannelDisagreements: Counter;
+  readonly workerFailures: Counter<'final'>;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
   /** Connects the scrape-time gauges to this process's Postgres and queue. */
   setSources(sources: MetricSources): void;
 }
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+export function createMetrics(
+  options: {
+    defaultMetrics?: boolean;
+    /** Only an ingress knows when it last accepted something: other roles leave it out. */
+    silenceDetector?: boolean;
+  } = {},
+): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) {
     collectDefaultMetrics({ register: registry, prefix: 'paymirror_' });
@@ -35,12 +45,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const startedAt = Date.now();
   let lastAcceptedAt: number | null = null;
 
+  if (options.silenceDetector ?? true) {
+    new Gauge({
+      name: 'paymirror_seconds_since_last_accepted',
+      help: 'Seconds since this ingress last accepted a notification (since start when none yet): the silence detector',
+      registers,
+      collect() {
+        this.set((Date.now() - (lastAcceptedAt ?? startedAt)) / 1000);
+      },
+    });
+  }
   new Gauge({
-    name: 'paymirror_seconds_since_last_accepted',
-    help: 'Seconds since this ingress last accepted a notification (since start when none yet): the silence detector',
+    name: 'paymirror_inbox_rows',
+    help: 'Inbox rows not processed, by state (pending, quarantined, failed): failed and quarantined rows need someone',
+    labelNames: ['state'],
     registers,
-    collect() {
-      this.set((Date.now() - (lastAcceptedAt ?? startedAt)) / 1000);
+    async collect() {
+      if (!sources.inboxCounts) return;
+      const counts = await sources.inboxCounts();
+      for (const state of ['pending', 'quarantined', 'failed'])
+        this.set({ state }, counts[state] ?? 0);
     },
   });
   new Gauge({
@@ -110,6 +134,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     reconcileDiscrepancies: new Counter({
       name: 'paymirror_reconcile_discrepancies_total',
       help: 'Differences between the mirror and the gateway recorded by reconciliation passes',
+      registers,
+    }),
+    crossChannelDisagreements: new Counter({
+      name: 'paymirror_cross_channel_disagreements_total',
+      help: 'Sale events whose postback and webhook claimed different amounts (recorded as discrepancies)',
+      registers,
+    }),
+    workerFailures: new Counter({
+      name: 'paymirror_worker_failures_total',
+      help: 'Failed attempts to apply a notification; final="true" when the row was marked failed',
+      labelNames: ['final'],
       registers,
     }),
     markAccepted() {

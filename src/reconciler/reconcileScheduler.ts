@@ -11,6 +11,8 @@ export interface ReconcileSchedulerDeps extends ReconcileDeps {
   readonly intervalSeconds: number;
   readonly batchSize: number;
   readonly onPass?: (summary: PassSummary) => void;
+  /** A pass that threw (it is recorded failed in reconciliation_runs too). */
+  readonly onPassFailed?: (error: unknown) => void;
 }
 
 export interface ReconcileScheduler {
@@ -36,7 +38,10 @@ export async function startReconcileScheduler(
     async () => {
       const summary = await withPassLock(deps.sql, 0, () =>
         runReconcilePass(deps, { kind: 'due', limit: deps.batchSize }, 'scheduled'),
-      );
+      ).catch((error: unknown) => {
+        deps.onPassFailed?.(error);
+        throw error;
+      });
       if (!summary) return;
       deps.onPass?.(summary);
       if (summary.checked > 0) deps.logger.info(summary, 'reconciliation pass finished');

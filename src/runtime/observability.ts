@@ -17,3 +17,9 @@ export function observePass(metrics: Metrics, summary: PassSummary): void {
   metrics.reconcileRows.inc({ result: 'error' }, summary.errors);
   metrics.reconcileDiscrepancies.inc(summary.discrepancies);
 }
+
+export async function inboxCountsByState(sql: Sql): Promise<Record<string, number>> {
+  const rows = await sql<{ state: string; n: number }[]>`
+    select state, count(*)::int as n from inbox_events where state <> 'processed' group by state`;
+  return Object.fromEntries(rows.map((row) => [row.state, row.n]));
+}

@@ -88,6 +88,7 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
       intervalSeconds: config.reconcile.intervalSeconds,
       batchSize: config.reconcile.batchSize,
       onPass: (summary) => observePass(metrics, summary),
+      onPassFailed: () => metrics.reconcileRuns.inc({ status: 'failed' }),
     });
     stops.push(() => reconciler.close());
   }

@@ -18,7 +18,7 @@ import {
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
-import { oldestPendingAgeSeconds } from './observability.js';
+import { inboxCountsByState, oldestPendingAgeSeconds } from './observability.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
@@ -37,7 +37,7 @@ export async function startPaymirror(
   roles: ReadonlySet<Role>,
   logger: Logger,
 ): Promise<RunningPaymirror> {
-  const metrics = createMetrics();
+  const metrics = createMetrics({ silenceDetector: roles.has('ingress') });
   const database = createDatabase(config.databaseUrl, { max: config.dbPoolMax });
   const producerRedis = createProducerRedis(config.redisUrl);
   producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));
@@ -101,6 +101,7 @@ export async function startPaymirror(
 
   metrics.setSources({
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
+    inboxCounts: () => inboxCountsByState(database.sql),
     ...(queue
       ? { queueCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed') }
       : {}),

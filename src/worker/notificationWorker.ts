@@ -44,6 +44,7 @@ async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): 
     result = await processInboxEvent(deps, inboxEventId);
   } catch (error) {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    deps.metrics.workerFailures.inc({ final: String(final) });
     deps.logger.warn(
       { err: error, inboxEventId, attempt: job.attemptsMade + 1, final },
       final ? 'notification failed for good' : 'notification failed; will retry',
@@ -79,6 +80,7 @@ function observe(result: ProcessResult, inboxEventId: number, deps: Notification
         deps.logger.debug({ inboxEventId, ...fields }, 'notification applied');
       }
       if (result.crossChannelDisagreement) {
+        deps.metrics.crossChannelDisagreements.inc();
         deps.logger.warn(
           { inboxEventId, resource: result.resource },
           'postback and webhook disagree on the amount',

@@ -133,7 +133,7 @@ describe('ops/prometheus/alerts.yml', () => {
     for (const needed of [
       'paymirror_seconds_since_last_accepted',
       'paymirror_inbox_oldest_pending_age_seconds',
-      'paymirror_queue_jobs{state="failed"}',
+      'paymirror_inbox_rows{state="failed"}',
       'paymirror_reconcile_discrepancies_total',
       'paymirror_reconcile_runs_total{status!="succeeded"}',
       'paymirror_worker_outcomes_total{outcome="forged"}',
