@@ -91,6 +91,8 @@ export const envSchema = z.object({
   TRANSITIONS_PUBLISH_INTERVAL_MS: int(50, 60_000).default(1000),
   REJECTS_MAX_ROWS: int(0, 10_000_000).default(10_000),
   REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
+  SPOOL_DIR: z.string().min(1).default('data/spool'),
+  SPOOL_MAX_MB: int(1, 1024 * 1024).default(1024),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN needs at least 16 characters').optional(),
 });
 
@@ -126,6 +128,7 @@ export interface Config {
     readonly publishIntervalMs: number;
   };
   readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
+  readonly spool: { readonly dir: string; readonly maxBytes: number };
   /** Enables bull-board at /admin/queues, behind this bearer token. */
   readonly adminToken: string | null;
   readonly logLevel: Env['LOG_LEVEL'];
@@ -206,6 +209,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
     adminToken: e.ADMIN_TOKEN ?? null,
+    spool: { dir: e.SPOOL_DIR, maxBytes: e.SPOOL_MAX_MB * 1024 * 1024 },
     watchPolicy: {
       medWindowDays: e.MED_WINDOW_DAYS,
       chargebackWindowDays: e.CHARGEBACK_WINDOW_DAYS,

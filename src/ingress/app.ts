@@ -8,8 +8,8 @@ import { ingestPostback, ingestWebhook, type IngestDeps } from './ingest.js';
 import { answerFor, NOT_FOUND, type HttpAnswer, type IngestOutcome } from './outcome.js';
 
 export interface ReadinessCheck {
-  /** Name → null when healthy, else what is wrong. */
-  check(): Promise<Record<string, string | null>>;
+  /** checks: name → null when healthy, else what is wrong; notes: said, not judged. */
+  check(): Promise<{ checks: Record<string, string | null>; notes?: Record<string, string> }>;
 }
 
 export interface HttpAppDeps {
@@ -52,21 +52,25 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     send(res, { status: 200, body: { status: 'ok' } });
   });
   app.get('/readyz', (_req, res) => {
-    void deps.readiness.check().then((checks) => {
+    void deps.readiness.check().then(({ checks, notes }) => {
       const ready = Object.values(checks).every((problem) => problem === null);
       const body = Object.fromEntries(
         Object.entries(checks).map(([name, problem]) => [name, problem ?? 'ok']),
       );
       send(res, {
         status: ready ? 200 : 503,
-        body: { status: ready ? 'ready' : 'not ready', ...body },
+        body: { status: ready ? 'ready' : 'not ready', ...body, ...notes },
       });
     });
   });
   app.get('/metrics', (_req, res) => {
-    void deps.metrics.registry.metrics().then((text) => {
-      res.status(200).type(deps.metrics.registry.contentType).send(text);
-    });
+    void deps.metrics.registry.metrics().then(
+      (text) => void res.status(200).type(deps.metrics.registry.contentType).send(text),
+      (error: unknown) => {
+        deps.logger.warn({ err: error }, 'metrics scrape failed');
+        send(res, { status: 500, body: { error: 'metrics unavailable' } });
+      },
+    );
   });
   if (deps.admin) mountAdminBoard(app, deps.admin.token, deps.admin.queues);
   app.use((_req, res) => send(res, NOT_FOUND));

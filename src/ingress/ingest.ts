@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { buildDelivery, type Delivery } from '../inbox/delivery.js';
 import type { RejectedDelivery } from '../inbox/rejectedDeliveries.js';
+import { isStorageOutage } from '../inbox/outage.js';
+import type { Spool } from '../inbox/spool.js';
 import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Channel } from '../notifications/notification.js';
 import { userIdSchema } from '../notifications/wireSchemas.js';
@@ -22,6 +24,10 @@ export interface IngestDeps {
   store(delivery: Delivery): Promise<StoreResult>;
   /** Hands accepted rows to the queue; a failure here loses nothing (the sweeper retries). */
   enqueue(inboxEventId: number): Promise<void>;
+  /** Where deliveries go while Postgres is down; null: answer 503 instead. */
+  readonly spool: Spool | null;
+  /** Called for each delivery written to the spool (metrics). */
+  onSpooled?(): void;
   /** Keeps a delivery that failed authentication (best effort: never changes the answer). */
   recordRejection(rejected: RejectedDelivery): Promise<void>;
   readonly logger: Logger;
@@ -163,6 +169,7 @@ async function store(
   try {
     stored = await deps.store(delivery);
   } catch (error) {
+    if (deps.spool && isStorageOutage(error)) return spool(deps.spool, delivery, deps, error);
     deps.logger.error({ err: error, channel }, 'cannot store delivery; answering 503');
     return { kind: 'unavailable' };
   }
@@ -183,4 +190,33 @@ async function store(
     );
   }
   return stored;
+}
+
+async function spool(
+  target: Spool,
+  delivery: Delivery,
+  deps: IngestDeps,
+  cause: unknown,
+): Promise<IngestOutcome> {
+  try {
+    await target.append({
+      channel: delivery.channel,
+      rawBody: delivery.rawBody,
+      headers: delivery.headers,
+      sourceAddress: delivery.sourceAddress,
+      receivedAt: new Date().toISOString(),
+    });
+  } catch (error) {
+    deps.logger.error(
+      { err: error, cause },
+      'Postgres down and the spool cannot be written; answering 503',
+    );
+    return { kind: 'unavailable' };
+  }
+  deps.onSpooled?.();
+  deps.logger.warn(
+    { err: cause, channel: delivery.channel },
+    'Postgres unreachable: delivery spooled',
+  );
+  return { kind: 'spooled' };
 }

@@ -14,6 +14,8 @@ export type IngestOutcome =
   | { readonly kind: 'accepted'; readonly id: number }
   | { readonly kind: 'duplicate'; readonly id: number }
   | { readonly kind: 'quarantined'; readonly id: number }
+  /** Postgres was down: the delivery is fsynced in the local spool and will reach the inbox. */
+  | { readonly kind: 'spooled' }
   | { readonly kind: 'rejected'; readonly reason: RejectReason; readonly detail?: string }
   | { readonly kind: 'unavailable' };
 
@@ -32,6 +34,8 @@ export function answerFor(outcome: IngestOutcome): HttpAnswer {
     case 'duplicate':
     case 'quarantined':
       return { status: 200, body: { status: outcome.kind, id: outcome.id } };
+    case 'spooled':
+      return { status: 200, body: { status: 'accepted', id: null, spooled: true } };
     case 'unavailable':
       return {
         status: 503,

@@ -8,6 +8,8 @@ export interface MetricSources {
   queueCounts?: () => Promise<Record<string, number>>;
   /** Inbox rows needing attention or still to do, by state (pending, quarantined, failed). */
   inboxCounts?: () => Promise<Record<string, number>>;
+  /** Deliveries waiting in the local spool for Postgres. */
+  spoolPending?: () => Promise<number>;
 }
 
 /** paymirror's Prometheus metrics (prefix paymirror_); one registry per process. */
@@ -23,6 +25,7 @@ export interface Metrics {
   readonly reconcileDiscrepancies: Counter;
   readonly crossChannelDisagreements: Counter;
   readonly workerFailures: Counter<'final'>;
+  readonly spooled: Counter;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
   /** Connects the scrape-time gauges to this process's Postgres and queue. */
@@ -56,13 +59,22 @@ export function createMetrics(
     });
   }
   new Gauge({
+    name: 'paymirror_spool_pending',
+    help: 'Deliveries fsynced in the local spool while Postgres was down, not yet in the inbox',
+    registers,
+    async collect() {
+      const pending = await quietly(sources.spoolPending);
+      if (pending !== null) this.set(pending);
+    },
+  });
+  new Gauge({
     name: 'paymirror_inbox_rows',
     help: 'Inbox rows not processed, by state (pending, quarantined, failed): failed and quarantined rows need someone',
     labelNames: ['state'],
     registers,
     async collect() {
-      if (!sources.inboxCounts) return;
-      const counts = await sources.inboxCounts();
+      const counts = await quietly(sources.inboxCounts);
+      if (counts === null) return;
       for (const state of ['pending', 'quarantined', 'failed'])
         this.set({ state }, counts[state] ?? 0);
     },
@@ -72,7 +84,8 @@ export function createMetrics(
     help: 'Age of the oldest inbox row still pending (0 when none)',
     registers,
     async collect() {
-      if (sources.oldestPendingAgeSeconds) this.set(await sources.oldestPendingAgeSeconds());
+      const age = await quietly(sources.oldestPendingAgeSeconds);
+      if (age !== null) this.set(age);
     },
   });
   new Gauge({
@@ -81,8 +94,7 @@ export function createMetrics(
     labelNames: ['state'],
     registers,
     async collect() {
-      if (!sources.queueCounts) return;
-      for (const [state, count] of Object.entries(await sources.queueCounts())) {
+      for (const [state, count] of Object.entries((await quietly(sources.queueCounts)) ?? {})) {
         this.set({ state }, count);
       }
     },
@@ -147,6 +159,11 @@ export function createMetrics(
       labelNames: ['final'],
       registers,
     }),
+    spooled: new Counter({
+      name: 'paymirror_spooled_deliveries_total',
+      help: 'Deliveries written to the local spool because Postgres could not be reached',
+      registers,
+    }),
     markAccepted() {
       lastAcceptedAt = Date.now();
     },
@@ -154,4 +171,17 @@ export function createMetrics(
       sources = next;
     },
   };
+}
+
+/**
+ * A scrape-time source that fails (Postgres or Redis down) leaves its gauge out of this scrape
+ * rather than failing /metrics: the outage is when the other metrics matter most.
+ */
+async function quietly<T>(source: (() => Promise<T>) | undefined): Promise<T | null> {
+  if (!source) return null;
+  try {
+    return await source();
+  } catch {
+    return null;
+  }
 }

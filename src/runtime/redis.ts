@@ -27,6 +27,8 @@ export async function pingRedis(redis: Redis, timeoutMs: number): Promise<string
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  // The loser of the race must not become an unhandled rejection.
+  promise.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

@@ -4,7 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { Config } from '../config/config.js';
 import { createDatabase } from '../db/client.js';
 import { storeRejected } from '../inbox/rejectedDeliveries.js';
+import type { Delivery } from '../inbox/delivery.js';
+import { createSpool } from '../inbox/spool.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
+import { drainSpool } from '../ingress/spoolDrainer.js';
+import { runPeriodically } from '../scheduler/periodic.js';
 import { createHttpApp } from '../ingress/app.js';
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
@@ -22,6 +26,9 @@ import { inboxCountsByState, oldestPendingAgeSeconds } from './observability.js'
 import { startSchedulerRole } from './schedulerRole.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
+
+/** How often the ingress tries to move spooled deliveries into the inbox. */
+const SPOOL_DRAIN_INTERVAL_MS = 1000;
 
 export interface RunningPaymirror {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -82,6 +89,25 @@ export async function startPaymirror(
         })
       : null;
 
+  const spool = roles.has('ingress')
+    ? await createSpool(config.spool.dir, config.spool.maxBytes)
+    : null;
+  const store = (delivery: Delivery) =>
+    storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours });
+  const enqueue = (id: number) =>
+    queue ? enqueueNotifications(queue, [id], retry) : Promise.resolve();
+  const spoolDrainer = spool
+    ? runPeriodically(
+        'drain spool',
+        async () => {
+          await drainSpool(spool, store, enqueue, logger);
+          return { again: false };
+        },
+        SPOOL_DRAIN_INTERVAL_MS,
+        logger,
+      )
+    : null;
+
   const ingest: IngestDeps | null =
     roles.has('ingress') && queue
       ? {
@@ -91,9 +117,10 @@ export async function startPaymirror(
           sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
           trustedProxyCount: config.trustedProxyCount,
           bodyLimitBytes: config.bodyLimitBytes,
-          store: (delivery) =>
-            storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
-          enqueue: (id) => enqueueNotifications(queue, [id], retry),
+          store,
+          enqueue,
+          spool,
+          onSpooled: () => metrics.spooled.inc(),
           recordRejection: (rejected) => storeRejected(database.sql, rejected),
           logger,
         }
@@ -102,6 +129,7 @@ export async function startPaymirror(
   metrics.setSources({
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
     inboxCounts: () => inboxCountsByState(database.sql),
+    ...(spool ? { spoolPending: () => spool.pending() } : {}),
     ...(queue
       ? { queueCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed') }
       : {}),
@@ -124,7 +152,13 @@ export async function startPaymirror(
           ),
           pingRedis(producerRedis, 2000),
         ]);
-        return { postgres, redis };
+        const spooled = spool ? await spool.pending().catch(() => 0) : 0;
+        return {
+          checks: { postgres, redis },
+          ...(spooled > 0
+            ? { notes: { spool: `degraded: ${spooled} deliveries spooled, waiting for Postgres` } }
+            : {}),
+        };
       },
     },
   });
@@ -142,6 +176,8 @@ export async function startPaymirror(
     close() {
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
+        await spoolDrainer?.stop();
+        await spool?.close();
         await stopScheduler?.();
         await worker?.close();
         await transitions?.close();

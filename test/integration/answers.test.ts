@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
@@ -8,7 +11,7 @@ import {
   webhookSaleBody,
   withdrawalBody,
 } from '../support/fixtures.js';
-import { startTestPaymirror, type TestPaymirror } from '../support/paymirror.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import {
   createTestDatabase,
   createTestQueuePrefix,
@@ -278,30 +281,85 @@ describe('source allowlist', () => {
 });
 
 describe('storage down', () => {
-  it('503 with Retry-After and nothing acknowledged when Postgres is unreachable', async () => {
+  const deadDb = () => ({ ...db, url: 'postgres://postgres@127.0.0.1:1/nowhere' });
+
+  it('Postgres unreachable: fsynced to the spool and answered 200; in the inbox, in order and deduped, once Postgres is back', async () => {
+    const spoolDir = mkdtempSync(join(tmpdir(), 'paymirror-spool-test-'));
     const down = await startTestPaymirror({
-      db: { ...db, url: 'postgres://postgres@127.0.0.1:1/nowhere' },
+      db: deadDb(),
       queue,
       roles: 'ingress',
+      env: { SPOOL_DIR: spoolDir },
     });
+    const bodies = [3001, 3002, 3001].map((id) =>
+      JSON.stringify(postbackBody({ id, status: 'PAGO' })),
+    );
     try {
-      const answer = await down.postback(postbackBody({ id: 3001, status: 'PAGO' }));
-      expect(answer.status).toBe(503);
-      expect(answer.headers.get('retry-after')).toMatch(/^[0-9]+$/);
-      expect(answer.body.status).toBeUndefined();
+      for (const raw of bodies) {
+        const answer = await down.postback(null, { raw });
+        expect(answer.status).toBe(200);
+        expect(answer.body).toEqual({ status: 'accepted', id: null, spooled: true });
+      }
       const ready = await fetch(`${down.url}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({
         redis: 'ok',
-        postgres: expect.not.stringMatching(/^ok$/),
+        spool: expect.stringMatching(/3 deliveries spooled/),
       });
+      expect(await (await fetch(`${down.url}/metrics`)).text()).toMatch(
+        /paymirror_spooled_deliveries_total 3/,
+      );
     } finally {
       await down.close();
     }
-    const rows = await db.database.sql`select 1 from inbox_events where resource_id = 3001`;
-    expect(rows).toHaveLength(0);
+    expect(await inboxCountFor([3001, 3002])).toBe(0);
+
+    // A new process on the same spool, with Postgres reachable: the spool drains at start.
+    const up = await startTestPaymirror({
+      db,
+      queue,
+      roles: 'ingress',
+      env: { SPOOL_DIR: spoolDir },
+    });
+    try {
+      const rows = await waitFor(async () => {
+        const found = await db.database.sql<{ resource_id: string; delivery_count: number }[]>`
+          select resource_id, delivery_count from inbox_events where resource_id in (3001, 3002) order by id`;
+        return found.length === 2 && found[0]?.delivery_count === 2 ? found : undefined;
+      });
+      expect(rows.map((r) => r.resource_id)).toEqual(['3001', '3002']);
+      expect(readdirSync(spoolDir)).toEqual([]);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it('503 with Retry-After, and nothing acknowledged, when the spool cannot be written either', async () => {
+    const spoolDir = mkdtempSync(join(tmpdir(), 'paymirror-spool-test-'));
+    const down = await startTestPaymirror({
+      db: deadDb(),
+      queue,
+      roles: 'ingress',
+      env: { SPOOL_DIR: spoolDir },
+    });
+    mkdirSync(join(spoolDir, 'open.jsonl')); // appending to a directory fails
+    try {
+      const answer = await down.postback(postbackBody({ id: 3003, status: 'PAGO' }));
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toMatch(/^[0-9]+$/);
+      expect(answer.body.status).toBeUndefined();
+    } finally {
+      await down.close();
+    }
+    expect(await inboxCountFor([3003])).toBe(0);
   });
 });
+
+async function inboxCountFor(ids: number[]): Promise<number> {
+  const rows = await db.database
+    .sql`select count(*)::int as n from inbox_events where resource_id = any(${ids})`;
+  return rows[0]?.n as number;
+}
 
 describe('health', () => {
   it('healthz 200, readyz 200 with both services, metrics in Prometheus format', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +41,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
     QUEUE_PREFIX: queue.prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),
     ...extra,
   };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseConfig } from '../../src/config/config.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { parseRoles } from '../../src/runtime/roles.js';
@@ -33,6 +36,7 @@ export async function startTestPaymirror(options: {
   logger?: Logger;
 }): Promise<TestPaymirror> {
   const config = parseConfig({
+    SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),
     DATABASE_URL: options.db.url,
     REDIS_URL: options.queue.redisUrl,
     QUEUE_PREFIX: options.queue.prefix,

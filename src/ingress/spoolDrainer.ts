@@ -1,0 +1,37 @@
+import { buildDelivery, type Delivery } from '../inbox/delivery.js';
+import type { Spool } from '../inbox/spool.js';
+import type { StoreResult } from '../inbox/storeDelivery.js';
+import type { Logger } from '../log/logger.js';
+import { parseJsonObject } from './rawBody.js';
+
+/**
+ * Moves spooled deliveries into the inbox in the order they came, enqueueing the accepted
+ * ones. Returns how many it moved; throws (leaving the rest spooled) while Postgres is down.
+ */
+export async function drainSpool(
+  spool: Spool,
+  store: (delivery: Delivery) => Promise<StoreResult>,
+  enqueue: (inboxEventId: number) => Promise<void>,
+  logger: Logger,
+): Promise<number> {
+  const moved = await spool.drain(async (spooled) => {
+    const payload = parseJsonObject(spooled.rawBody);
+    if (payload === null) return; // only authenticated JSON objects are ever spooled
+    const stored = await store(
+      buildDelivery({
+        channel: spooled.channel,
+        rawBody: spooled.rawBody,
+        payload,
+        headers: spooled.headers,
+        sourceAddress: spooled.sourceAddress,
+      }),
+    );
+    if (stored.kind === 'accepted') {
+      await enqueue(stored.id).catch((error: unknown) =>
+        logger.warn({ err: error, inboxEventId: stored.id }, 'enqueue failed; the sweeper will'),
+      );
+    }
+  });
+  if (moved > 0) logger.info({ moved }, 'spooled deliveries moved into the inbox');
+  return moved;
+}
