@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/support/globalSetup.ts'],
     include: ['test/**/*.test.ts'],
+    // The fault suite restarts Postgres and Redis: `npm run test:faults`, on its own.
+    exclude: ['test/faults/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

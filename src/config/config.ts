@@ -74,6 +74,7 @@ export const envSchema = z.object({
   JOB_ATTEMPTS: int(1, 100).default(10),
   JOB_BACKOFF_MS: int(1, 3_600_000).default(1000),
   DB_POOL_MAX: int(1, 200).default(10),
+  JOB_LOCK_SECONDS: int(1, 3600).default(30),
   MIGRATE_ON_START: bool.default(true),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(30),
   GATEWAY_MAX_RPS: int(1, 1000).default(5),
@@ -140,6 +141,8 @@ export interface Config {
   readonly workerConcurrency: number;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
+  /** A job whose worker stops renewing its lock this long is stalled and runs again. */
+  readonly jobLockSeconds: number;
   readonly dbPoolMax: number;
   readonly migrateOnStart: boolean;
   readonly shutdownTimeoutSeconds: number;
@@ -227,6 +230,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     workerConcurrency: e.WORKER_CONCURRENCY,
     jobAttempts: e.JOB_ATTEMPTS,
     jobBackoffMs: e.JOB_BACKOFF_MS,
+    jobLockSeconds: e.JOB_LOCK_SECONDS,
     dbPoolMax: e.DB_POOL_MAX,
     migrateOnStart: e.MIGRATE_ON_START,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,

@@ -29,6 +29,8 @@ import type { Role } from './roles.js';
 
 /** How often the ingress tries to move spooled deliveries into the inbox. */
 const SPOOL_DRAIN_INTERVAL_MS = 1000;
+/** Longer than any healthy INSERT, shorter than a gateway's patience. */
+const STORE_TIMEOUT_MS = 5000;
 
 export interface RunningPaymirror {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -66,6 +68,7 @@ export async function startPaymirror(
           connection: workerRedis,
           prefix: config.queuePrefix,
           concurrency: config.workerConcurrency,
+          lockSeconds: config.jobLockSeconds,
           logger,
           metrics,
         })
@@ -92,8 +95,13 @@ export async function startPaymirror(
   const spool = roles.has('ingress')
     ? await createSpool(config.spool.dir, config.spool.maxBytes)
     : null;
+  // A store that hangs (Postgres restarting under us) counts as an outage: the delivery goes to
+  // the spool; if the INSERT lands after all, the spool's copy becomes a duplicate.
   const store = (delivery: Delivery) =>
-    storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours });
+    withTimeout(
+      storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
+      STORE_TIMEOUT_MS,
+    );
   const enqueue = (id: number) =>
     queue ? enqueueNotifications(queue, [id], retry) : Promise.resolve();
   const spoolDrainer = spool

@@ -19,6 +19,7 @@ export interface NotificationWorkerDeps {
   readonly connection: ConnectionOptions;
   readonly prefix: string;
   readonly concurrency: number;
+  readonly lockSeconds: number;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -29,7 +30,14 @@ export function createNotificationWorker(
   const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
     NOTIFICATIONS_QUEUE,
     (job) => runJob(job, deps),
-    { connection: deps.connection, prefix: deps.prefix, concurrency: deps.concurrency },
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: deps.concurrency,
+      // A killed worker's jobs are found stalled after about this long and run again.
+      lockDuration: deps.lockSeconds * 1000,
+      stalledInterval: deps.lockSeconds * 1000,
+    },
   );
   worker.on('error', (error) => deps.logger.error({ err: error }, 'notification worker error'));
   return worker;
