@@ -16,6 +16,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
+RUN mkdir -p /app/data/spool && chown -R node:node /app/data
+ENV SPOOL_DIR=/app/data/spool
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
