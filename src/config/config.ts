@@ -94,6 +94,10 @@ export const envSchema = z.object({
   REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
   SPOOL_DIR: z.string().min(1).default('data/spool'),
   SPOOL_MAX_MB: int(1, 1024 * 1024).default(1024),
+  HEADERS_TIMEOUT_MS: int(500, 600_000).default(5_000),
+  REQUEST_TIMEOUT_MS: int(500, 600_000).default(15_000),
+  AUTH_FAILURES_MAX: int(0, 1_000_000).default(20),
+  AUTH_FAILURES_WINDOW_SECONDS: int(1, 86_400).default(60),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN needs at least 16 characters').optional(),
 });
 
@@ -130,6 +134,10 @@ export interface Config {
   };
   readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
   readonly spool: { readonly dir: string; readonly maxBytes: number };
+  /** Slow clients: the whole header section, and the whole request, must arrive within these. */
+  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number };
+  /** Per-source limit on unauthenticated failures (401, 404 token, 403 source); null: off. */
+  readonly authFailures: { readonly maxFailures: number; readonly windowMs: number } | null;
   /** Enables bull-board at /admin/queues, behind this bearer token. */
   readonly adminToken: string | null;
   readonly logLevel: Env['LOG_LEVEL'];
@@ -180,6 +188,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   for (const cidr of e.WEBHOOK_ALLOWED_CIDRS) {
     if (!isCidr(cidr)) problems.push(`WEBHOOK_ALLOWED_CIDRS: "${cidr}" is not a CIDR (a.b.c.d/n)`);
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    problems.push('HEADERS_TIMEOUT_MS: must not be larger than REQUEST_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -213,6 +224,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
     adminToken: e.ADMIN_TOKEN ?? null,
     spool: { dir: e.SPOOL_DIR, maxBytes: e.SPOOL_MAX_MB * 1024 * 1024 },
+    http: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS },
+    authFailures:
+      e.AUTH_FAILURES_MAX === 0
+        ? null
+        : { maxFailures: e.AUTH_FAILURES_MAX, windowMs: e.AUTH_FAILURES_WINDOW_SECONDS * 1000 },
     watchPolicy: {
       medWindowDays: e.MED_WINDOW_DAYS,
       chargebackWindowDays: e.CHARGEBACK_WINDOW_DAYS,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Channel, Notice } from '../notifications/notification.js';
+import { jsonbText } from '../notifications/jsonbSafe.js';
 import { eventKeyOf, parseNotification } from '../notifications/parseNotification.js';
 
 /** An authenticated delivery, ready to be stored in the inbox. */
@@ -30,17 +31,18 @@ export function buildDelivery(input: {
   sourceAddress: string | null;
 }): Delivery {
   const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
-  const payloadJson = JSON.stringify(input.payload);
-  // jsonb cannot hold U+0000: such a body is kept as raw bytes and quarantined, not refused.
-  const storable = !payloadJson.includes('\\u0000');
-  const parsed = storable
+  // What jsonb cannot hold (U+0000, a lone surrogate, deep nesting) is kept as raw bytes and
+  // quarantined, never refused and never a 5xx.
+  const payload = jsonbText(input.payload);
+  const payloadJson = payload.ok ? payload.json : null;
+  const parsed = payload.ok
     ? parseNotification(input.channel, input.payload)
-    : ({ ok: false, reason: 'body contains U+0000, which jsonb cannot store' } as const);
+    : ({ ok: false, reason: `body ${payload.reason}` } as const);
   return {
     channel: input.channel,
     rawBody: input.rawBody,
     payload: input.payload,
-    payloadJson: storable ? payloadJson : null,
+    payloadJson,
     headers: keptHeaders(input.headers),
     sourceAddress: input.sourceAddress,
     bodySha256,

@@ -1,4 +1,4 @@
-import express, { type Express, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
 import { mountAdminBoard } from './adminBoard.js';
@@ -74,6 +74,18 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   if (deps.admin) mountAdminBoard(app, deps.admin.token, deps.admin.queues);
   app.use((_req, res) => send(res, NOT_FOUND));
+  // Errors Express meets before any handler runs: in practice a path parameter it cannot
+  // percent-decode (`/webhooks/<token>%zz`). Such a token equals no configured one: the same 404
+  // as any unknown token. Never Express's default handler, which answers HTML and prints the
+  // error, raw path segment (perhaps a real token) included, to stderr past the log scrubbing.
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof URIError) {
+      send(res, NOT_FOUND);
+      return;
+    }
+    deps.logger.error({ err: error }, 'unexpected http failure');
+    send(res, { status: 500, body: { error: 'internal error' } });
+  });
   return app;
 }
 

@@ -7,6 +7,7 @@ import type { Spool } from '../inbox/spool.js';
 import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Channel } from '../notifications/notification.js';
 import { userIdSchema } from '../notifications/wireSchemas.js';
+import type { AuthFailureLimiter } from './authFailureLimiter.js';
 import type { IngestOutcome } from './outcome.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
 import { BodyTooLargeError, isJsonContentType, parseJsonObject, readRawBody } from './rawBody.js';
@@ -30,6 +31,8 @@ export interface IngestDeps {
   onSpooled?(): void;
   /** Keeps a delivery that failed authentication (best effort: never changes the answer). */
   recordRejection(rejected: RejectedDelivery): Promise<void>;
+  /** Per-source limit on unauthenticated failures; null: no limit. */
+  readonly authFailures: AuthFailureLimiter | null;
   readonly logger: Logger;
 }
 
@@ -70,7 +73,7 @@ export async function ingestPostback(
       deps.postbackSecrets,
     )
   ) {
-    return reject(req, deps, 'postback', 'bad_signature', body.raw, null);
+    return failAuthentication(req, deps, 'postback', 'bad_signature', () => body.raw, null);
   }
   const payload = parseJsonObject(body.raw);
   if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
@@ -84,18 +87,25 @@ export async function ingestWebhook(
   deps: IngestDeps,
 ): Promise<IngestOutcome> {
   if (!matchesWebhookToken(token, deps.webhookTokens)) {
-    return reject(req, deps, 'webhook', 'unknown_token', await bodyIfReadable(req, deps), token);
+    return failAuthentication(
+      req,
+      deps,
+      'webhook',
+      'unknown_token',
+      () => bodyIfReadable(req, deps),
+      token,
+    );
   }
   if (
     deps.sourceAllowlist &&
     !deps.sourceAllowlist.allows(sourceAddressOf(req, deps.trustedProxyCount))
   ) {
-    return reject(
+    return failAuthentication(
       req,
       deps,
       'webhook',
       'source_not_allowed',
-      await bodyIfReadable(req, deps),
+      () => bodyIfReadable(req, deps),
       token,
     );
   }
@@ -117,6 +127,30 @@ export async function ingestWebhook(
 
 type AuthFailure =
   'bad_signature' | 'unknown_token' | 'source_not_allowed' | 'wrong_type' | 'foreign_user';
+
+/**
+ * An unauthenticated failure (bad signature, unknown token, source not allowed): 429 while the
+ * source is over its limit — the rejection neither kept nor logged, a webhook's body not even
+ * read —, else counted against the source and rejected as usual. Authentic deliveries never get
+ * here, so a blocked source (a shared proxy, a NAT) still gets its authentic deliveries through.
+ */
+async function failAuthentication(
+  req: IncomingMessage,
+  deps: IngestDeps,
+  channel: Channel,
+  reason: 'bad_signature' | 'unknown_token' | 'source_not_allowed',
+  rawBody: () => Buffer | null | Promise<Buffer | null>,
+  token: string | null,
+): Promise<IngestOutcome> {
+  const limiter = deps.authFailures;
+  if (limiter) {
+    const source = sourceAddressOf(req, deps.trustedProxyCount);
+    const retryAfterSeconds = limiter.retryAfterSeconds(source);
+    if (retryAfterSeconds > 0) return { kind: 'limited', retryAfterSeconds };
+    limiter.recordFailure(source);
+  }
+  return reject(req, deps, channel, reason, await rawBody(), token);
+}
 
 /** Answers the rejection at once; keeping it for `rejected reverify` happens on the side. */
 function reject(

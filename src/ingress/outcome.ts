@@ -17,6 +17,8 @@ export type IngestOutcome =
   /** Postgres was down: the delivery is fsynced in the local spool and will reach the inbox. */
   | { readonly kind: 'spooled' }
   | { readonly kind: 'rejected'; readonly reason: RejectReason; readonly detail?: string }
+  /** Too many unauthenticated failures from this source lately: nothing kept or logged. */
+  | { readonly kind: 'limited'; readonly retryAfterSeconds: number }
   | { readonly kind: 'unavailable' };
 
 export interface HttpAnswer {
@@ -44,6 +46,13 @@ export function answerFor(outcome: IngestOutcome): HttpAnswer {
       };
     case 'rejected':
       return rejectionAnswer(outcome.reason, outcome.detail);
+    case 'limited':
+      return {
+        status: 429,
+        body: { error: 'too many failed authentications from this address; retry later' },
+        // The body may be unread: the connection cannot carry another request.
+        headers: { 'retry-after': String(outcome.retryAfterSeconds), connection: 'close' },
+      };
   }
 }
 

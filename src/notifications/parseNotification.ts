@@ -12,6 +12,7 @@ import {
   type SaleStatus,
 } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
+import { jsonbText } from './jsonbSafe.js';
 import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
 import {
   saleNotificationWire,
@@ -109,15 +110,20 @@ function parseWithdrawal(body: Record<string, unknown>): ParseResult {
   return { ok: true, notice };
 }
 
-/** The gateway sends shipping JSON-encoded in a string; keep it structured when it parses. */
+/**
+ * The gateway sends shipping JSON-encoded in a string; keep it structured when it parses into
+ * something jsonb can store (else the string itself: never a worker failure).
+ */
 function parseShipping(value: string | Record<string, unknown> | null | undefined): unknown {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== 'string') return value;
+  let parsed: unknown;
   try {
-    return JSON.parse(value) as unknown;
+    parsed = JSON.parse(value);
   } catch {
     return value;
   }
+  return jsonbText(parsed).ok ? parsed : value;
 }
 
 function isOneOf<T extends string>(values: readonly T[], value: string): value is T {

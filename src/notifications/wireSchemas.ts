@@ -8,9 +8,16 @@ import { z } from 'zod';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const optionalText = z.string().nullish();
-const isoDate = z
-  .string()
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
+/**
+ * Years 0001–9999: what Postgres timestamptz reads back from Date#toISOString (a year past 9999
+ * is written "+010000-…", which Postgres refuses; year 0 does not exist there).
+ */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const isoDate = z.string().refine((value) => {
+  const instant = Date.parse(value);
+  return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+}, 'not an ISO 8601 date between the years 1 and 9999');
 
 /** userId is compared as an integer: 42 and "42" are the same seller. */
 export const userIdSchema = z.union([

@@ -10,6 +10,7 @@ import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
 import { runPeriodically } from '../scheduler/periodic.js';
 import { createHttpApp } from '../ingress/app.js';
+import { createAuthFailureLimiter } from '../ingress/authFailureLimiter.js';
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
@@ -130,6 +131,7 @@ export async function startPaymirror(
           spool,
           onSpooled: () => metrics.spooled.inc(),
           recordRejection: (rejected) => storeRejected(database.sql, rejected),
+          authFailures: config.authFailures ? createAuthFailureLimiter(config.authFailures) : null,
           logger,
         }
       : null;
@@ -170,7 +172,15 @@ export async function startPaymirror(
       },
     },
   });
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      // Node checks both timeouts only this often (default 30 s): well within the shorter one.
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.http.headersTimeoutMs / 4)),
+    },
+    app,
+  );
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
