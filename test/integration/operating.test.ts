@@ -19,7 +19,8 @@ let app: TestPaymirror;
 beforeAll(async () => {
   db = await createTestDatabase();
   queue = createTestQueuePrefix();
-  app = await startTestPaymirror({ db, queue, env: { ADMIN_TOKEN } });
+  // Retention trimming off: the prune test back-dates rows and must be the one to delete them.
+  app = await startTestPaymirror({ db, queue, env: { ADMIN_TOKEN, REJECTS_MAX_AGE_DAYS: '3650' } });
 });
 afterAll(async () => {
   await app?.close();
