@@ -7,8 +7,14 @@ export interface BatchedStoreOptions extends StoreOptions {
   readonly maxBatch?: number;
   /** How long the first delivery of a batch waits for others. Default 2 ms. */
   readonly maxWaitMs?: number;
-  /** Told when a batch statement failed and its deliveries were stored one by one. */
+  /** Told when a batch statement failed (its deliveries are then stored one by one). */
   readonly onBatchFailure?: (error: unknown, size: number) => void;
+  /**
+   * Whether a failed batch is retried delivery by delivery (default: always). Return false for
+   * errors every delivery would meet too (Postgres unreachable): the callers then get the
+   * batch's error at once instead of after one more timeout each.
+   */
+  readonly retryOneByOne?: (error: unknown) => boolean;
 }
 
 export interface BatchedStore {
@@ -90,8 +96,7 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
   try {
     claims = await claimAndInsert(sql, keys, groups, options.dedupeWindowHours);
   } catch (error) {
-    options.onBatchFailure?.(error, batch.length);
-    return storeOneByOne(sql, batch, options);
+    return fallBack(sql, batch, options, error);
   }
   const duplicates = new Map<string, { items: Waiting[]; claimedId: number }>();
   for (const key of keys) {
@@ -204,14 +209,27 @@ async function settleDuplicates(
       returning dup.o, e.id`;
   } catch (error) {
     const items = [...duplicates.values()].flatMap((entry) => entry.items);
-    options.onBatchFailure?.(error, items.length);
-    return storeOneByOne(sql, items, options);
+    return fallBack(sql, items, options, error);
   }
   const ids = new Map(counted.map((row) => [keys[row.o], Number(row.id)]));
   for (const [key, { items, claimedId }] of duplicates) {
     const id = ids.get(key) ?? claimedId;
     for (const item of items) item.resolve({ kind: 'duplicate', id });
   }
+}
+
+async function fallBack(
+  sql: Sql,
+  items: readonly Waiting[],
+  options: BatchedStoreOptions,
+  error: unknown,
+): Promise<void> {
+  options.onBatchFailure?.(error, items.length);
+  if (options.retryOneByOne && !options.retryOneByOne(error)) {
+    for (const item of items) item.reject(error);
+    return;
+  }
+  return storeOneByOne(sql, items, options);
 }
 
 async function storeOneByOne(
