@@ -1,0 +1,116 @@
+import { readdir, readFile } from 'node:fs/promises';
+
+/**
+ * CPU seconds spent during a run by the server under test, Postgres, Redis and the whole
+ * machine, from /proc (Linux). The machine may be shared with other work (other databases on
+ * the same Postgres, test suites): Postgres counts only the backends of the scenario's own
+ * database plus the server's background processes (WAL writer, checkpointer, …), and
+ * `other_s` shows how much else the machine did meanwhile.
+ */
+const TICKS_PER_SECOND = 100;
+
+export interface CpuSnapshot {
+  readonly machineBusy: number;
+  readonly server: ReadonlyMap<number, number>;
+  readonly postgres: ReadonlyMap<number, number>;
+  readonly redis: ReadonlyMap<number, number>;
+}
+
+export interface CpuUse {
+  readonly server_s: number;
+  readonly postgres_s: number;
+  readonly redis_s: number;
+  readonly machine_busy_s: number;
+}
+
+export async function snapshotCpu(
+  serverPids: readonly number[],
+  databaseName: string | null = null,
+): Promise<CpuSnapshot> {
+  const [machineBusy, processes] = await Promise.all([machineBusyTicks(), listProcesses()]);
+  const postgres = new Map<number, number>();
+  const redis = new Map<number, number>();
+  for (const p of processes) {
+    if (p.comm === 'redis-server') redis.set(p.pid, p.ticks);
+    if (p.comm !== 'postgres') continue;
+    // Client backends show "user database host(port) state"; background processes do not.
+    const isBackend = p.cmdline.includes('(');
+    if (!isBackend || databaseName === null || p.cmdline.includes(` ${databaseName} `)) {
+      postgres.set(p.pid, p.ticks);
+    }
+  }
+  const server = new Map<number, number>();
+  for (const pid of serverPids) server.set(pid, await processTicks(pid));
+  return { machineBusy, server, postgres, redis };
+}
+
+export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
+  return {
+    server_s: grown(before.server, after.server),
+    postgres_s: grown(before.postgres, after.postgres),
+    redis_s: grown(before.redis, after.redis),
+    machine_busy_s: Math.max(0, after.machineBusy - before.machineBusy) / TICKS_PER_SECOND,
+  };
+}
+
+/** Ticks gained by each process alive at the end (all of them for one started meanwhile). */
+function grown(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let ticks = 0;
+  for (const [pid, now] of after) ticks += Math.max(0, now - (before.get(pid) ?? 0));
+  return ticks / TICKS_PER_SECOND;
+}
+
+async function machineBusyTicks(): Promise<number> {
+  const stat = await readFile('/proc/stat', 'utf8');
+  const fields = (stat.split('\n', 1)[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: busy is the first three and irq, softirq.
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields;
+  return user + nice + system + irq + softirq;
+}
+
+/** utime + stime of one process, 0 once it is gone. */
+async function processTicks(pid: number): Promise<number> {
+  try {
+    return ticksOf(await readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+function ticksOf(stat: string): number {
+  // The command name is in parentheses and may hold spaces: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+}
+
+interface ProcessInfo {
+  readonly pid: number;
+  readonly comm: string;
+  readonly cmdline: string;
+  readonly ticks: number;
+}
+
+async function listProcesses(): Promise<ProcessInfo[]> {
+  const entries = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
+  const found = await Promise.all(
+    entries.map(async (entry): Promise<ProcessInfo | null> => {
+      try {
+        const comm = (await readFile(`/proc/${entry}/comm`, 'utf8')).trim();
+        if (comm !== 'postgres' && comm !== 'redis-server') return null;
+        const [stat, cmdline] = await Promise.all([
+          readFile(`/proc/${entry}/stat`, 'utf8'),
+          readFile(`/proc/${entry}/cmdline`, 'utf8'),
+        ]);
+        return {
+          pid: Number(entry),
+          comm,
+          cmdline: cmdline.replace(/\0/g, ' '),
+          ticks: ticksOf(stat),
+        };
+      } catch {
+        return null; // the process ended meanwhile
+      }
+    }),
+  );
+  return found.filter((info): info is ProcessInfo => info !== null);
+}

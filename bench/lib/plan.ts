@@ -1,0 +1,50 @@
+/** How long each part of one bench run takes; `--quick` keeps the whole run under 3 minutes. */
+export interface Plan {
+  readonly mode: 'full' | 'quick';
+  readonly connections: number;
+  /** Throughput runs per scenario; the median is reported. */
+  readonly runs: number;
+  readonly runSec: number;
+  /** A first run thrown away: JIT, pool connections, caches. */
+  readonly warmupSec: number;
+  readonly e2eRate: number;
+  readonly e2eSec: number;
+  readonly e2eWarmupSec: number;
+  /** Notifications pre-filled for the worker scenario. */
+  readonly workerJobs: number;
+  /** Write CPU profiles of the ingress (`--profile`). */
+  readonly profile: boolean;
+  /** Also measure DB_POOL_MAX 4 and 20, with and without batching (`--pools`). */
+  readonly pools: boolean;
+  /** The throughput load generator: bench/load/leanClient.ts, or autocannon (`--autocannon`). */
+  readonly generator: 'lean' | 'autocannon';
+  /** Only these scenarios (`--only bare,ingress`); all when empty. */
+  readonly only: ReadonlySet<string>;
+}
+
+export function planFrom(argv: readonly string[]): Plan {
+  const quick = argv.includes('--quick');
+  const onlyAt = argv.indexOf('--only');
+  const only = new Set(
+    onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').filter((name) => name.length > 0) : [],
+  );
+  return {
+    mode: quick ? 'quick' : 'full',
+    connections: 50,
+    runs: 3,
+    runSec: quick ? 2 : 10,
+    warmupSec: quick ? 1 : 2,
+    e2eRate: 500,
+    e2eSec: quick ? 4 : 20,
+    e2eWarmupSec: quick ? 1 : 2,
+    workerJobs: quick ? 1000 : 10000,
+    profile: argv.includes('--profile'),
+    generator: argv.includes('--autocannon') ? 'autocannon' : 'lean',
+    pools: argv.includes('--pools'),
+    only,
+  };
+}
+
+export function wants(plan: Plan, scenario: string): boolean {
+  return plan.only.size === 0 || plan.only.has(scenario);
+}

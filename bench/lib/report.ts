@@ -1,0 +1,173 @@
+import type { E2eSummary } from '../scenarios/e2e.js';
+import type { Variant } from '../scenarios/servers.js';
+import type { ThroughputSummary } from '../scenarios/throughput.js';
+import type { WorkerSummary } from '../scenarios/worker.js';
+import type { Machine } from './machine.js';
+import type { Plan } from './plan.js';
+import { round } from './stats.js';
+
+export interface Target {
+  readonly name: string;
+  readonly target: string;
+  readonly value: number | null;
+  readonly met: boolean | null;
+}
+
+export type Results = Record<string, unknown> & {
+  readonly date: string;
+  readonly machine: Machine;
+  readonly ratios: Record<string, number | null>;
+  readonly rss_mb: Record<string, number | null>;
+  readonly targets: readonly Target[];
+};
+
+interface Inputs {
+  readonly plan: Plan;
+  readonly machine: Machine;
+  readonly started: Date;
+  readonly sections: Record<string, unknown>;
+  readonly variants: readonly Variant[];
+}
+
+/** bench/results.json: the shape issue 6 asks for, then the detail of every run. */
+export function buildResults({ plan, machine, started, sections, variants }: Inputs): Results {
+  const throughput = throughputOf(sections);
+  const e2e = valid<E2eSummary>(sections.e2e);
+  const worker = valid<WorkerSummary>(sections.worker);
+  const rps = (name: string) => throughput[name]?.rps ?? null;
+  const ratio = (a: string, b: string) => {
+    const x = rps(a);
+    const y = rps(b);
+    return x !== null && y !== null && y > 0 ? round(x / y, 3) : null;
+  };
+  const rss: Record<string, number | null> = {};
+  for (const [name, summary] of Object.entries(throughput)) rss[name] = summary.peak_rss_mb;
+  Object.assign(rss, e2e?.rss_mb ?? {}, worker?.rss_mb ?? {});
+  delete rss.bare;
+  delete rss.naive;
+  const ingress = throughput.ingress;
+  const ratios = {
+    ingress_vs_naive: ratio('ingress', 'naive'),
+    ingress_vs_bare: ratio('ingress', 'bare'),
+    batched_vs_naive: ratio('batched', 'naive'),
+    batched_vs_bare: ratio('batched', 'bare'),
+    batched_store_vs_wired: ratio('batched_store', 'wired'),
+    batched_vs_wired: ratio('batched', 'wired'),
+    wired_vs_ingress: ratio('wired', 'ingress'),
+  };
+  const maxRss = Math.max(0, ...Object.values(rss).map((v) => v ?? 0));
+  const target = (
+    name: string,
+    text: string,
+    value: number | null,
+    ok: (v: number) => boolean,
+  ) => ({
+    name,
+    target: text,
+    value,
+    met: value === null ? null : ok(value),
+  });
+  return {
+    date: started.toISOString(),
+    machine,
+    mode: plan.mode,
+    plan: { ...plan, only: [...plan.only] },
+    bare: { rps: rps('bare') },
+    naive: { rps: rps('naive') },
+    ingress: {
+      rps: rps('ingress'),
+      p50_ms: ingress?.p50_ms ?? null,
+      p99_ms: ingress?.p99_ms ?? null,
+    },
+    e2e: {
+      offered_rps: plan.e2eRate,
+      p50_ms: e2e?.p50_ms ?? null,
+      p99_ms: e2e?.p99_ms ?? null,
+    },
+    worker: { applied_per_s: worker?.applied_per_s ?? null },
+    rss_mb: rss,
+    ratios,
+    targets: [
+      target('ingress_vs_naive', '≥ 1.5', ratios.ingress_vs_naive, (v) => v >= 1.5),
+      target('ingress_vs_bare', '≥ 0.20', ratios.ingress_vs_bare, (v) => v >= 0.2),
+      target('ingress p99 ms', '≤ 30', ingress?.p99_ms ?? null, (v) => v <= 30),
+      target('e2e p99 ms at 500/s', '≤ 100', e2e?.p99_ms ?? null, (v) => v <= 100),
+      target('worker applied/s', '≥ 2000', worker?.applied_per_s ?? null, (v) => v >= 2000),
+      target('peak RSS MB per process', '≤ 150', maxRss || null, (v) => v <= 150),
+    ],
+    variants: Object.fromEntries(
+      variants.map((v) => [v.name, v.describe]).filter(([name]) => name && throughput[name]),
+    ),
+    detail: sections,
+  };
+}
+
+export function printTable(results: Results): void {
+  const detail = results.detail as Record<string, unknown>;
+  const throughput = throughputOf(detail);
+  const bare = throughput.bare?.rps ?? 0;
+  const naive = throughput.naive?.rps ?? 0;
+  const lines: string[] = [];
+  const m = results.machine;
+  lines.push(
+    `paymirror bench (${String(results.mode)}), ${results.date}: ${m.cpus} × ${m.cpu_model}, ` +
+      `node ${m.node}, ${m.postgres}, Redis ${m.redis}, load average at start ${m.loadavg_at_start}`,
+  );
+  lines.push('');
+  lines.push(
+    '| scenario | req/s | p50 ms | p99 ms | vs naive | vs bare | CPU µs/req: server + Postgres + Redis | RSS MB start → peak |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---|---:|');
+  for (const [name, s] of Object.entries(throughput)) {
+    const c = s.cpu_per_request;
+    lines.push(
+      `| ${name} | ${s.rps} | ${s.p50_ms} | ${s.p99_ms} | ${fmt(s.rps / naive)} | ${fmt(s.rps / bare)} | ` +
+        `${c.server_us} + ${c.postgres_us} + ${c.redis_us} | ${s.start_rss_mb ?? '–'} → ${s.peak_rss_mb ?? '–'} |`,
+    );
+  }
+  const e2e = valid<E2eSummary>(detail.e2e);
+  if (e2e) {
+    lines.push('');
+    lines.push(
+      `e2e (${e2e.layout}) at ${e2e.offered_rps}/s for ${e2e.duration_s} s: request due → applied ` +
+        `p50 ${e2e.p50_ms} ms, p99 ${e2e.p99_ms} ms (max ${e2e.max_ms}); received → applied ` +
+        `p50 ${e2e.received_to_processed_p50_ms}, p99 ${e2e.received_to_processed_p99_ms}; ` +
+        `HTTP p50 ${e2e.http_p50_ms}, p99 ${e2e.http_p99_ms}; ${e2e.applied}/${e2e.sent} applied`,
+    );
+  }
+  const worker = valid<WorkerSummary>(detail.worker);
+  if (worker) {
+    lines.push(
+      `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs ` +
+        `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}; ` +
+        `outcomes ${JSON.stringify(worker.outcomes)}`,
+    );
+  }
+  lines.push(`peak RSS MB: ${JSON.stringify(results.rss_mb)}`);
+  lines.push('');
+  lines.push('| target | wanted | this run | met |');
+  lines.push('|---|---|---:|---|');
+  for (const t of results.targets) {
+    lines.push(
+      `| ${t.name} | ${t.target} | ${t.value ?? '–'} | ${t.met === null ? '–' : t.met ? 'yes' : 'NO'} |`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** A section, unless it failed. */
+function valid<T>(section: unknown): T | undefined {
+  return section && typeof section === 'object' && !('error' in section)
+    ? (section as T)
+    : undefined;
+}
+
+/** The throughput section, or nothing when it failed as a whole. */
+function throughputOf(sections: Record<string, unknown>): Record<string, ThroughputSummary> {
+  const section = sections.throughput as Record<string, ThroughputSummary> | undefined;
+  return section && !('error' in section) ? section : {};
+}
+
+function fmt(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : '–';
+}

@@ -1,0 +1,149 @@
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { rssMb, spawnChild, waitForHttp, type Child } from './processes.js';
+import { BENCH_POSTBACK_SECRET, BENCH_SELLER_USER_ID, BENCH_WEBHOOK_TOKEN } from './postbacks.js';
+import type { ScenarioServices } from './services.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A server under test: its process, where it listens. */
+export interface Server {
+  readonly child: Child;
+  readonly url: string;
+  /** RSS once it answered its first request, before any load. */
+  readonly startRssMb: number | null;
+  /** Its database (to count the CPU of its Postgres backends), if it has one. */
+  readonly databaseName: string | null;
+}
+
+async function ready(child: Child, port: number, databaseUrl?: string): Promise<Server> {
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(child, `${url}/healthz`);
+  return {
+    child,
+    url,
+    startRssMb: await rssMb(child.pid),
+    databaseName: databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : null,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment paymirror is started with in every scenario. */
+export function paymirrorEnv(services: ScenarioServices, port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    QUEUE_PREFIX: services.queuePrefix,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    POSTBACK_SECRETS: BENCH_POSTBACK_SECRET,
+    WEBHOOK_TOKENS: BENCH_WEBHOOK_TOKEN,
+    SELLER_USER_ID: String(BENCH_SELLER_USER_ID),
+    LOG_LEVEL: 'warn',
+    MIGRATE_ON_START: 'false',
+  };
+}
+
+/**
+ * `bin/paymirror start --role <roles>`, as an operator runs it (built dist/). With node flags
+ * (a CPU profile), the node command bin/paymirror execs, with the flags added.
+ */
+export async function startPaymirrorProcess(
+  name: string,
+  roles: string,
+  services: ScenarioServices,
+  extraEnv: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<Server> {
+  const port = await freePort();
+  const args = ['start', '--role', roles];
+  const [command, commandArgs] =
+    nodeFlags.length === 0
+      ? [`${ROOT}bin/paymirror`, args]
+      : [
+          process.execPath,
+          [...nodeFlags, '--enable-source-maps', `${ROOT}dist/cli/main.js`, ...args],
+        ];
+  const child = spawnChild(name, command, commandArgs, {
+    cwd: ROOT,
+    env: { ...paymirrorEnv(services, port), ...extraEnv },
+    echoStderr: true,
+  });
+  return ready(child, port, services.databaseUrl);
+}
+
+/**
+ * paymirror run from src/ with tsx, its startPaymirror's store and enqueue swapped for the
+ * batched ones by bench/shims (BENCH_BATCH); with BENCH_BATCH empty, the control.
+ */
+export async function startShimmedPaymirror(
+  name: string,
+  roles: string,
+  services: ScenarioServices,
+  batch: string,
+  extraEnv: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<Server> {
+  const port = await freePort();
+  const child = spawnChild(
+    name,
+    process.execPath,
+    [
+      ...nodeFlags,
+      '--enable-source-maps',
+      '--import',
+      'tsx',
+      '--import',
+      `${ROOT}bench/shims/register.ts`,
+      `${ROOT}src/cli/main.ts`,
+      'start',
+      '--role',
+      roles,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...paymirrorEnv(services, port), BENCH_BATCH: batch, ...extraEnv },
+      echoStderr: true,
+    },
+  );
+  return ready(child, port, services.databaseUrl);
+}
+
+/** A TypeScript file under bench/ run with tsx (the bare and naive servers, bench wirings). */
+export function spawnBenchScript(
+  name: string,
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Child {
+  return spawnChild(
+    name,
+    process.execPath,
+    [...nodeFlags, '--import', 'tsx', `${ROOT}bench/${script}`, ...args],
+    { cwd: ROOT, env, echoStderr: true },
+  );
+}
+
+export async function startBenchServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<Server> {
+  const port = await freePort();
+  const child = spawnBenchScript(name, script, [], { ...env, PORT: String(port) }, nodeFlags);
+  return ready(child, port, env.DATABASE_URL);
+}

@@ -1,0 +1,115 @@
+import { loadavg } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { describeMachine } from './lib/machine.js';
+import { planFrom, wants } from './lib/plan.js';
+import { killAllChildren } from './lib/processes.js';
+import { ROOT } from './lib/servers.js';
+import { dropAllServices } from './lib/services.js';
+import { buildResults, printTable } from './lib/report.js';
+import { measureE2e } from './scenarios/e2e.js';
+import { profileIngress, profileWorker } from './scenarios/profile.js';
+import {
+  bare,
+  naive,
+  paymirrorIngress,
+  startVariant,
+  shimmedIngress,
+  type Variant,
+} from './scenarios/servers.js';
+import { measureInterleaved } from './scenarios/throughput.js';
+import { measureWorker } from './scenarios/worker.js';
+
+/**
+ * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b]`: every scenario of
+ * issue 6 in one run, against the local Postgres and Redis; writes bench/results.json.
+ */
+const plan = planFrom(process.argv.slice(2));
+const sections: Record<string, unknown> = {};
+const failures: string[] = [];
+
+async function step<T>(name: string, work: () => Promise<T>): Promise<T | null> {
+  process.stderr.write(
+    `\n== ${name} at ${Math.round(performance.now() / 1000)} s (load average ${loadavg()[0]?.toFixed(2)})\n`,
+  );
+  try {
+    const result = await work();
+    sections[name] = result;
+    return result;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${name} failed: ${message}\n`);
+    failures.push(`${name}: ${message}`);
+    sections[name] = { error: message };
+    return null;
+  }
+}
+
+async function cleanUp(): Promise<void> {
+  killAllChildren();
+  await dropAllServices();
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+}
+
+const THROUGHPUT: readonly Variant[] = [
+  bare,
+  naive,
+  paymirrorIngress(),
+  shimmedIngress('wired', ''),
+  shimmedIngress('batched_store', 'store'),
+  shimmedIngress('batched', 'store,enqueue'),
+];
+
+/** Pool sizes (`--pools`, or by name with --only): DB_POOL_MAX with and without batching. */
+const POOLS: readonly Variant[] = [
+  paymirrorIngress('ingress_pool4', { DB_POOL_MAX: '4' }),
+  paymirrorIngress('ingress_pool20', { DB_POOL_MAX: '20' }),
+  shimmedIngress('batched_pool4', 'store,enqueue', { DB_POOL_MAX: '4' }),
+  shimmedIngress('batched_pool20', 'store,enqueue', { DB_POOL_MAX: '20' }),
+];
+
+try {
+  const machine = await describeMachine();
+  const started = new Date();
+  const variants = [
+    ...THROUGHPUT.filter(
+      (variant) =>
+        wants(plan, variant.name) &&
+        // --quick keeps the before/after of both changes together (wired → batched).
+        !(plan.mode === 'quick' && plan.only.size === 0 && variant.name === 'batched_store'),
+    ),
+    ...POOLS.filter((variant) => plan.pools || plan.only.has(variant.name)),
+  ];
+  if (variants.length > 0) {
+    await step('throughput', async () => {
+      // Started side by side: creating and migrating the databases is most of the wait.
+      const started = await Promise.allSettled(variants.map((variant) => startVariant(variant)));
+      const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      try {
+        const failed = started.find((s) => s.status === 'rejected');
+        if (failed) throw failed.reason;
+        return await measureInterleaved(running, plan);
+      } finally {
+        await Promise.all(running.map((variant) => variant.stop()));
+      }
+    });
+  }
+  if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
+  if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
+  if (plan.profile) {
+    await step('profile_ingress', () => profileIngress(plan, 'profile_ingress', null));
+    await step('profile_batched', () => profileIngress(plan, 'profile_batched', 'store,enqueue'));
+    await step('profile_worker', () => profileWorker(plan));
+  }
+  const results = buildResults({ plan, machine, started, sections, variants });
+  await writeFile(`${ROOT}bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
+  printTable(results);
+  process.stderr.write(`\nwrote bench/results.json at ${Math.round(performance.now() / 1000)} s\n`);
+} finally {
+  await cleanUp();
+}
+if (failures.length > 0) {
+  process.stderr.write(`\n${failures.length} scenario(s) failed:\n  ${failures.join('\n  ')}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,100 @@
+import type { PacedLoad, PacedResult } from '../load/paced.js';
+import type { Plan } from '../lib/plan.js';
+import { peakRssMb, runToEnd, stopChild } from '../lib/processes.js';
+import { spawnBenchScript, startPaymirrorProcess, type Server } from '../lib/servers.js';
+import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
+import { percentile, round } from '../lib/stats.js';
+import { waitUntilApplied } from './applied.js';
+
+export interface E2eSummary {
+  readonly offered_rps: number;
+  readonly duration_s: number;
+  readonly layout: string;
+  /** Due time of the request (load generator) → inbox_events.processed_at. */
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly max_ms: number;
+  /** inbox_events.received_at → processed_at, both Postgres now() (transaction starts). */
+  readonly received_to_processed_p50_ms: number;
+  readonly received_to_processed_p99_ms: number;
+  /** The HTTP answers at that rate, from the load generator. */
+  readonly http_p50_ms: number;
+  readonly http_p99_ms: number;
+  readonly sent: number;
+  readonly applied: number;
+  readonly failed_requests: number;
+  readonly rss_mb: Record<string, number | null>;
+}
+
+/**
+ * Accept-to-applied latency at a fixed offered rate: paymirror as `--role all` (layout 'all')
+ * or an ingress and a worker process ('split'). After the load, waits until every row is
+ * applied, then joins each sale id's due time with its inbox row's processed_at.
+ */
+export async function measureE2e(plan: Plan, layout: 'all' | 'split'): Promise<E2eSummary> {
+  const services = await createScenarioServices(`e2e_${layout}`, { migrate: true });
+  const servers: Server[] = [];
+  try {
+    if (layout === 'all') {
+      servers.push(await startPaymirrorProcess('e2e-all', 'all', services));
+    } else {
+      servers.push(await startPaymirrorProcess('e2e-ingress', 'ingress', services));
+      servers.push(await startPaymirrorProcess('e2e-worker', 'worker,scheduler', services));
+    }
+    const url = servers[0]?.url ?? '';
+    const load = { url, rate: plan.e2eRate, connections: plan.connections };
+    // Warm-up at the same rate, on other sale ids, applied before the measured run starts.
+    await runPaced({ ...load, durationSec: plan.e2eWarmupSec, idBase: 900_000_000 });
+    await waitUntilApplied(services.databaseUrl, 60_000);
+    const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: 1 });
+    await waitUntilApplied(services.databaseUrl, 120_000);
+    const rss: Record<string, number | null> = {};
+    for (const server of servers) rss[server.child.name] = await peakRssMb(server.child.pid);
+    return { ...(await latencies(services, result)), layout, rss_mb: rss };
+  } finally {
+    for (const server of servers) await stopChild(server.child);
+    await services.drop();
+  }
+}
+
+async function latencies(services: ScenarioServices, result: PacedResult) {
+  const rows = await withSql(
+    services.databaseUrl,
+    (sql) =>
+      sql<{ resource_id: string; received_ms: string; processed_ms: string }[]>`
+      select resource_id,
+             extract(epoch from received_at) * 1000 as received_ms,
+             extract(epoch from processed_at) * 1000 as processed_ms
+        from inbox_events
+       where resource_id < 900000000 and processed_at is not null`,
+  );
+  const due = new Map(result.due);
+  const total: number[] = [];
+  const inside: number[] = [];
+  for (const row of rows) {
+    const dueAt = due.get(Number(row.resource_id));
+    if (dueAt === undefined) continue;
+    total.push(Number(row.processed_ms) - dueAt);
+    inside.push(Number(row.processed_ms) - Number(row.received_ms));
+  }
+  return {
+    offered_rps: result.offeredRps,
+    duration_s: result.durationSec,
+    p50_ms: round(percentile(total, 0.5)),
+    p99_ms: round(percentile(total, 0.99)),
+    max_ms: round(percentile(total, 1)),
+    received_to_processed_p50_ms: round(percentile(inside, 0.5)),
+    received_to_processed_p99_ms: round(percentile(inside, 0.99)),
+    http_p50_ms: result.p50_ms,
+    http_p99_ms: result.p99_ms,
+    sent: result.sent,
+    applied: total.length,
+    failed_requests: result.failed,
+  };
+}
+
+async function runPaced(load: PacedLoad): Promise<PacedResult> {
+  const child = spawnBenchScript('e2e-load', 'load/paced.ts', [JSON.stringify(load)], {});
+  const stdout = await runToEnd(child, (load.durationSec + 60) * 1000);
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as PacedResult;
+}

@@ -1,0 +1,100 @@
+import { BENCH_POSTBACK_SECRET } from '../lib/postbacks.js';
+import { stopChild } from '../lib/processes.js';
+import {
+  startBenchServer,
+  startPaymirrorProcess,
+  startShimmedPaymirror,
+  type Server,
+} from '../lib/servers.js';
+import { createScenarioServices, type ScenarioServices } from '../lib/services.js';
+
+/** A server under test with its own database and queue prefix. */
+export interface RunningVariant {
+  readonly name: string;
+  readonly server: Server;
+  stop(): Promise<void>;
+}
+
+export interface Variant {
+  readonly name: string;
+  readonly describe: string;
+  /** Whether its database is migrated (paymirror) or left empty (naive), or none at all. */
+  readonly database: 'migrated' | 'empty' | 'none';
+  start(services: ScenarioServices | null): Promise<Server>;
+}
+
+export async function startVariant(variant: Variant): Promise<RunningVariant> {
+  const services =
+    variant.database === 'none'
+      ? null
+      : await createScenarioServices(variant.name, { migrate: variant.database === 'migrated' });
+  try {
+    const server = await variant.start(services);
+    return {
+      name: variant.name,
+      server,
+      async stop() {
+        await stopChild(server.child);
+        await services?.drop();
+      },
+    };
+  } catch (error) {
+    await services?.drop();
+    throw error;
+  }
+}
+
+export const bare: Variant = {
+  name: 'bare',
+  describe: 'node:http reading the body, answering 200',
+  database: 'none',
+  start: () => startBenchServer('bare', 'servers/bare.ts', {}),
+};
+
+export const naive: Variant = {
+  name: 'naive',
+  describe: 'Express 5 + express.json + HMAC + one INSERT per request',
+  database: 'empty',
+  start: (services) =>
+    startBenchServer('naive', 'servers/naive.ts', {
+      NODE_ENV: 'production',
+      DATABASE_URL: services?.databaseUrl ?? '',
+      POSTBACK_SECRET: BENCH_POSTBACK_SECRET,
+    }),
+};
+
+/** The real thing: `bin/paymirror start --role ingress`. */
+export function paymirrorIngress(name = 'ingress', env: Record<string, string> = {}): Variant {
+  return {
+    name,
+    describe: `bin/paymirror start --role ingress ${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`.trim(),
+    database: 'migrated',
+    start: (services) => startPaymirrorProcess(name, 'ingress', services as ScenarioServices, env),
+  };
+}
+
+/**
+ * paymirror's own ingress run from src/ by tsx, with bench/shims swapping the batched store
+ * and enqueue into startPaymirror: `batch` '' is the control (nothing swapped), 'store' and
+ * 'store,enqueue' the changes.
+ */
+export function shimmedIngress(
+  name: string,
+  batch: string,
+  env: Record<string, string> = {},
+): Variant {
+  return {
+    name,
+    describe:
+      `src/cli/main.ts start --role ingress under tsx, BENCH_BATCH=${batch || '(none)'} ${Object.entries(
+        env,
+      )
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`.trim(),
+    database: 'migrated',
+    start: (services) =>
+      startShimmedPaymirror(name, 'ingress', services as ScenarioServices, batch, env),
+  };
+}

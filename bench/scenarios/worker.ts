@@ -1,0 +1,104 @@
+import type { Plan } from '../lib/plan.js';
+import { FIRST_SALE_ID } from '../lib/postbacks.js';
+import { peakRssMb, stopChild } from '../lib/processes.js';
+import { startPaymirrorProcess, type Server } from '../lib/servers.js';
+import { createScenarioServices, withSql } from '../lib/services.js';
+import { round } from '../lib/stats.js';
+import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
+import { waitUntilApplied } from './applied.js';
+import { runLoad } from './throughput.js';
+
+export interface WorkerSummary {
+  readonly jobs: number;
+  /** Rows applied per second, from the first processed_at to the last. */
+  readonly applied_per_s: number;
+  /** From starting the worker process to the last row applied (start-up included). */
+  readonly wall_s: number;
+  readonly outcomes: Record<string, number>;
+  /** CPU per applied row, in microseconds, from the worker's start to the last row. */
+  readonly cpu_per_job: {
+    worker_us: number;
+    postgres_us: number;
+    redis_us: number;
+    other_us: number;
+  };
+  readonly rss_mb: Record<string, number | null>;
+}
+
+/**
+ * Fills the inbox and the queue through the real ingress (no worker running), stops it, then
+ * starts one worker process and times the drain.
+ */
+export async function measureWorker(
+  plan: Plan,
+  env: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<WorkerSummary> {
+  const services = await createScenarioServices('worker', { migrate: true });
+  let ingress: Server | null = null;
+  let worker: Server | null = null;
+  try {
+    ingress = await startPaymirrorProcess('fill-ingress', 'ingress', services);
+    const fill = await runLoad('fill', {
+      url: ingress.url,
+      connections: plan.connections,
+      durationSec: 120,
+      idBase: FIRST_SALE_ID,
+      amount: plan.workerJobs,
+      generator: plan.generator,
+    });
+    const ingressRss = await peakRssMb(ingress.child.pid);
+    await stopChild(ingress.child);
+    const pending = await countPending(services.databaseUrl);
+    if (pending !== plan.workerJobs || fill.ok !== plan.workerJobs) {
+      throw new Error(
+        `fill stored ${pending} rows from ${fill.ok} answers, not ${plan.workerJobs}`,
+      );
+    }
+    const started = Date.now();
+    const databaseName = new URL(services.databaseUrl).pathname.slice(1);
+    const before = await snapshotCpu([], databaseName);
+    worker = await startPaymirrorProcess('worker', 'worker', services, env, nodeFlags);
+    await waitUntilApplied(services.databaseUrl, 300_000);
+    const wallSec = (Date.now() - started) / 1000;
+    const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], databaseName));
+    const workerRss = await peakRssMb(worker.child.pid);
+    const stats = await withSql(services.databaseUrl, async (sql) => {
+      const [span] = await sql<{ seconds: string }[]>`
+        select extract(epoch from max(processed_at) - min(processed_at)) as seconds
+          from inbox_events`;
+      const outcomes = await sql<{ outcome: string; count: string }[]>`
+        select state || '/' || coalesce(outcome, '-') as outcome, count(*) as count
+          from inbox_events group by 1 order by 1`;
+      return { seconds: Number(span?.seconds ?? 0), outcomes };
+    });
+    const perJob = (seconds: number) => round((seconds / plan.workerJobs) * 1e6, 1);
+    return {
+      jobs: plan.workerJobs,
+      applied_per_s: Math.round((plan.workerJobs - 1) / Math.max(stats.seconds, 1e-3)),
+      wall_s: round(wallSec, 2),
+      outcomes: Object.fromEntries(stats.outcomes.map((o) => [o.outcome, Number(o.count)])),
+      cpu_per_job: {
+        worker_us: perJob(cpu.server_s),
+        postgres_us: perJob(cpu.postgres_s),
+        redis_us: perJob(cpu.redis_s),
+        other_us: perJob(
+          Math.max(0, cpu.machine_busy_s - cpu.server_s - cpu.postgres_s - cpu.redis_s),
+        ),
+      },
+      rss_mb: { 'fill-ingress': ingressRss, worker: workerRss },
+    };
+  } finally {
+    if (ingress) await stopChild(ingress.child);
+    if (worker) await stopChild(worker.child);
+    await services.drop();
+  }
+}
+
+async function countPending(databaseUrl: string): Promise<number> {
+  return withSql(databaseUrl, async (sql) => {
+    const [row] = await sql<{ count: string }[]>`
+      select count(*) as count from inbox_events where state = 'pending'`;
+    return Number(row?.count ?? 0);
+  });
+}

@@ -1,0 +1,262 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBatchedStore } from '../../src/inbox/batchedStore.js';
+import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
+import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
+import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../support/services.js';
+
+// The batched store must answer exactly as storeDelivery does, on the real Postgres.
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const sql = () => db.database.sql;
+const WINDOW = { dedupeWindowHours: 24 };
+
+/** A delivery described without ids, so that each implementation gets its own namespace. */
+interface Spec {
+  readonly key: number;
+  readonly channel: 'postback' | 'webhook';
+  readonly understood: boolean;
+  /** Another body for the same event: a re-sent notification with a field changed. */
+  readonly variant: number;
+}
+
+const specArb: fc.Arbitrary<Spec> = fc.record({
+  key: fc.integer({ min: 0, max: 5 }),
+  channel: fc.constantFrom('postback' as const, 'webhook' as const),
+  understood: fc.boolean(),
+  variant: fc.integer({ min: 0, max: 1 }),
+});
+
+let namespaces = 0;
+
+function materialize(spec: Spec, namespace: number): Delivery {
+  const id = namespace * 100 + spec.key + 1;
+  const sale = { id, status: 'PAGO', customerName: `Cliente ${spec.variant}` };
+  const body = spec.channel === 'postback' ? postbackBody(sale) : webhookSaleBody(sale);
+  // Not understood: an unknown status, so it is quarantined and keyed on its body's sha256.
+  const payload = spec.understood ? body : { ...body, status: `DESCONHECIDO_${spec.key}` };
+  return buildDelivery({
+    channel: spec.channel,
+    rawBody: Buffer.from(JSON.stringify(payload)),
+    payload,
+    headers: { 'content-type': 'application/json', 'x-signature': 'ab'.repeat(32) },
+    sourceAddress: '127.0.0.1',
+  });
+}
+
+type Label = { kind: StoreResult['kind']; of: string };
+
+/** Ids differ between runs: name each answer by the delivery (or prior row) that owns its row. */
+function label(results: readonly StoreResult[], priors: ReadonlyMap<number, string>): Label[] {
+  const owner = new Map<number, string>(priors);
+  results.forEach((result, index) => {
+    if (result.kind !== 'duplicate' && !owner.has(result.id)) owner.set(result.id, `d${index}`);
+  });
+  return results.map((result) => ({ kind: result.kind, of: owner.get(result.id) ?? 'unknown' }));
+}
+
+/** Stores the prior deliveries one by one, ages some past the window; returns id → name. */
+async function storePriors(
+  priors: readonly { spec: Spec; aged: boolean }[],
+  namespace: number,
+): Promise<Map<number, string>> {
+  const names = new Map<number, string>();
+  for (const [index, prior] of priors.entries()) {
+    const delivery = materialize(prior.spec, namespace);
+    const result = await storeDelivery(sql(), delivery, WINDOW);
+    if (result.kind !== 'duplicate') names.set(result.id, `p${index}`);
+    if (prior.aged) {
+      await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '25 hours'
+                   where channel = ${delivery.channel} and event_key = ${delivery.eventKey}`;
+    }
+  }
+  return names;
+}
+
+async function rowsOf(deliveries: readonly Delivery[]) {
+  const keys = [...new Set(deliveries.map((d) => d.eventKey))];
+  const rows = await sql()<
+    { channel: string; event_key: string; state: string; delivery_count: number }[]
+  >`
+    select channel, event_key, state, delivery_count from inbox_events
+     where event_key = any(${keys}) order by id`;
+  // Event keys hold the namespace (sale ids) or a body hash: compare their position instead.
+  // Ids are drawn in another order by a batch (sorted keys): compare rows per channel and key.
+  return rows
+    .map(({ event_key, ...rest }) => ({ key: keys.indexOf(event_key), ...rest }))
+    .sort((a, b) => a.channel.localeCompare(b.channel) || a.key - b.key);
+}
+
+/** The fallback would give the right answers too: the properties must run the batch statement. */
+const fallbacks: unknown[] = [];
+const failOnFallback = (error: unknown) => void fallbacks.push(error);
+
+const priorsArb = fc.array(fc.record({ spec: specArb, aged: fc.boolean() }), { maxLength: 4 });
+
+describe('createBatchedStore', () => {
+  it('one batch answers as storeDelivery called one by one in the same order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        priorsArb,
+        fc.array(specArb, { minLength: 1, maxLength: 12 }),
+        async (priors, specs) => {
+          const reference = ++namespaces;
+          const referencePriors = await storePriors(priors, reference);
+          const referenceDeliveries = specs.map((spec) => materialize(spec, reference));
+          const expected: StoreResult[] = [];
+          for (const delivery of referenceDeliveries) {
+            expected.push(await storeDelivery(sql(), delivery, WINDOW));
+          }
+
+          const batched = ++namespaces;
+          const batchedPriors = await storePriors(priors, batched);
+          const batchedDeliveries = specs.map((spec) => materialize(spec, batched));
+          const store = createBatchedStore(sql(), {
+            ...WINDOW,
+            maxBatch: specs.length,
+            maxWaitMs: 1000,
+            onBatchFailure: failOnFallback,
+          });
+          const actual = await Promise.all(batchedDeliveries.map((d) => store.store(d)));
+          await store.close();
+
+          expect(fallbacks).toEqual([]);
+          expect(label(actual, batchedPriors)).toEqual(label(expected, referencePriors));
+          expect(await rowsOf(batchedDeliveries)).toEqual(await rowsOf(referenceDeliveries));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('concurrent batches answer as concurrent storeDelivery calls', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        priorsArb,
+        fc.array(specArb, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 2, max: 6 }),
+        async (priors, specs, maxBatch) => {
+          const reference = ++namespaces;
+          const referencePriors = await storePriors(priors, reference);
+          const referenceDeliveries = specs.map((spec) => materialize(spec, reference));
+          const expected = await Promise.all(
+            referenceDeliveries.map((d) => storeDelivery(sql(), d, WINDOW)),
+          );
+
+          const batched = ++namespaces;
+          const batchedPriors = await storePriors(priors, batched);
+          const batchedDeliveries = specs.map((spec) => materialize(spec, batched));
+          const store = createBatchedStore(sql(), {
+            ...WINDOW,
+            maxBatch,
+            maxWaitMs: 1,
+            onBatchFailure: failOnFallback,
+          });
+          const actual = await Promise.all(batchedDeliveries.map((d) => store.store(d)));
+          await store.close();
+
+          expect(fallbacks).toEqual([]);
+          // Which of two concurrent identical deliveries wins is a race: compare per event.
+          expect(perEvent(specs, actual, batchedPriors)).toEqual(
+            perEvent(specs, expected, referencePriors),
+          );
+          expect(await rowsOf(batchedDeliveries)).toEqual(await rowsOf(referenceDeliveries));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('two identical deliveries in one batch: one accepted, one duplicate of it', async () => {
+    const delivery = materialize(
+      { key: 0, channel: 'postback', understood: true, variant: 0 },
+      9000,
+    );
+    const store = createBatchedStore(sql(), { ...WINDOW, maxBatch: 2, maxWaitMs: 1000 });
+    const [first, second] = await Promise.all([store.store(delivery), store.store(delivery)]);
+    await store.close();
+    expect(first).toEqual({ kind: 'accepted', id: expect.any(Number) as number });
+    expect(second).toEqual({ kind: 'duplicate', id: first?.id });
+    const [row] = await sql()`select delivery_count from inbox_events where id = ${first?.id ?? 0}`;
+    expect(row).toEqual({ delivery_count: 2 });
+  });
+
+  it('a row Postgres refuses fails only its own caller', async () => {
+    const good = materialize({ key: 1, channel: 'postback', understood: true, variant: 0 }, 9001);
+    const other = materialize({ key: 2, channel: 'webhook', understood: true, variant: 0 }, 9001);
+    // A lone surrogate is valid JSON text but not a jsonb value.
+    const bad: Delivery = { ...good, eventKey: 'sale:999999:PAGO', payloadJson: '{"a":"\\ud800"}' };
+    const failures: number[] = [];
+    const store = createBatchedStore(sql(), {
+      ...WINDOW,
+      maxBatch: 3,
+      maxWaitMs: 1000,
+      onBatchFailure: (_error, size) => failures.push(size),
+    });
+    const answers = await Promise.allSettled([good, bad, other].map((d) => store.store(d)));
+    await store.close();
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(failures).toEqual([3]);
+    await expect(storeDelivery(sql(), bad, WINDOW)).rejects.toThrow();
+  });
+
+  it('a failure every delivery would meet is not retried one by one when told so', async () => {
+    const good = materialize({ key: 4, channel: 'postback', understood: true, variant: 0 }, 9003);
+    const bad: Delivery = { ...good, eventKey: 'sale:999998:PAGO', payloadJson: '{"a":"\\ud800"}' };
+    const store = createBatchedStore(sql(), {
+      ...WINDOW,
+      maxBatch: 2,
+      maxWaitMs: 1000,
+      retryOneByOne: () => false,
+    });
+    const answers = await Promise.allSettled([good, bad].map((d) => store.store(d)));
+    await store.close();
+    expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
+    const rows = await sql()`select 1 from inbox_events where event_key = ${good.eventKey}`;
+    expect(rows).toHaveLength(0);
+  });
+
+  it('refuses deliveries after close', async () => {
+    const store = createBatchedStore(sql(), WINDOW);
+    await store.close();
+    const delivery = materialize(
+      { key: 3, channel: 'postback', understood: true, variant: 0 },
+      9002,
+    );
+    await expect(store.store(delivery)).rejects.toThrow('closed');
+  });
+});
+
+/** Per event: the answers' kinds, and which rows they name (a prior one, or one new row). */
+function perEvent(
+  specs: readonly Spec[],
+  results: readonly StoreResult[],
+  priors: ReadonlyMap<number, string>,
+) {
+  const events = new Map<string, { kinds: string[]; rows: Set<string> }>();
+  results.forEach((result, index) => {
+    const event = eventOf(specs[index]);
+    const entry = events.get(event) ?? { kinds: [], rows: new Set<string>() };
+    entry.kinds.push(result.kind);
+    entry.rows.add(priors.get(result.id) ?? `new ${result.id}`);
+    events.set(event, entry);
+  });
+  return [...events.entries()].map(([event, entry]) => ({
+    event,
+    kinds: entry.kinds.sort(),
+    rows: [...entry.rows].map((row) => (row.startsWith('new ') ? 'new' : row)).sort(),
+  }));
+}
+
+function eventOf(spec: Spec | undefined): string {
+  if (!spec) return '';
+  const event = `${spec.channel}:${spec.key}`;
+  return spec.understood ? event : `${event}:${spec.variant}:quarantined`;
+}
