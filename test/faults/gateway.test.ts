@@ -24,7 +24,6 @@ let gateway: TestSandbox;
 let proxy: Server;
 let proxyUrl: string;
 let app: TestPaymirror;
-let faulty = true;
 let call = 0;
 
 beforeAll(async () => {
@@ -34,7 +33,7 @@ beforeAll(async () => {
   const target = new URL(gateway.url);
   // Deterministic faults: of every four calls, one 500, one 429, one hangs, one goes through.
   proxy = createServer((req, res) => {
-    const kind = faulty ? call++ % 4 : 3;
+    const kind = call++ % 4;
     if (kind === 0)
       return void res
         .writeHead(500, { 'content-type': 'application/json' })

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTBACK_SECRET, WEBHOOK_TOKEN } from '../support/fixtures.js';
 import { runCli, type CliRun } from '../support/cli.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
 import {
   createTestDatabase,
   createTestQueuePrefix,
