@@ -88,8 +88,8 @@ export async function createSpool(dir: string, maxBytes: number): Promise<Spool>
           }
           await unlink(path);
         }
-        // Only reached when every segment went through: what is left is nothing.
-        bytes = 0;
+        // Only reached when every segment went through: no delivery is left waiting.
+        bytes = await spooledBytes(dir);
         pendingCount = 0;
         return moved;
       });
@@ -109,7 +109,7 @@ export async function createSpool(dir: string, maxBytes: number): Promise<Spool>
 async function closeOpenFile(dir: string): Promise<void> {
   const path = join(dir, OPEN_FILE);
   const size = await stat(path).then(
-    (s) => s.size,
+    (s) => (s.isFile() ? s.size : 0),
     () => 0,
   );
   if (size === 0) return;

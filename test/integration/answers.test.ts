@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -336,13 +336,14 @@ describe('storage down', () => {
 
   it('503 with Retry-After, and nothing acknowledged, when the spool cannot be written either', async () => {
     const spoolDir = mkdtempSync(join(tmpdir(), 'paymirror-spool-test-'));
+    // The spool counts every byte in its directory against SPOOL_MAX_MB: this one is full.
+    writeFileSync(join(spoolDir, 'filler'), Buffer.alloc(2 * 1024 * 1024));
     const down = await startTestPaymirror({
       db: deadDb(),
       queue,
       roles: 'ingress',
-      env: { SPOOL_DIR: spoolDir },
+      env: { SPOOL_DIR: spoolDir, SPOOL_MAX_MB: '1' },
     });
-    mkdirSync(join(spoolDir, 'open.jsonl')); // appending to a directory fails
     try {
       const answer = await down.postback(postbackBody({ id: 3003, status: 'PAGO' }));
       expect(answer.status).toBe(503);
