@@ -79,6 +79,16 @@ export async function enqueueNotifications(
   retry: RetryPolicy,
 ): Promise<void> {
   if (inboxEventIds.length === 0) return;
+  const [only] = inboxEventIds;
+  if (inboxEventIds.length === 1 && only !== undefined) {
+    // The ingress enqueues one row per request: a plain add skips addBulk's pipeline.
+    await queue.add(
+      APPLY_NOTIFICATION_JOB,
+      { inboxEventId: only },
+      notificationJobOptions(only, retry),
+    );
+    return;
+  }
   await queue.addBulk(
     inboxEventIds.map((inboxEventId) => ({
       name: APPLY_NOTIFICATION_JOB,
