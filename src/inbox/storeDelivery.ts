@@ -86,5 +86,8 @@ export async function storeDelivery(
   const claim = await sql<{ inbox_event_id: string }[]>`
     select inbox_event_id from inbox_dedupe_keys
      where channel = ${delivery.channel} and event_key = ${delivery.eventKey}`;
-  return { kind: 'duplicate', id: Number(claim[0]?.inbox_event_id ?? 0) };
+  const firstId = claim[0]?.inbox_event_id;
+  // The key vanished between the two statements (a prune): never acknowledge with a made-up id.
+  if (firstId === undefined) throw new Error(`dedupe key ${delivery.eventKey} vanished mid-store`);
+  return { kind: 'duplicate', id: Number(firstId) };
 }
