@@ -1,6 +1,13 @@
 import type { Sql } from '../db/client.js';
 import type { Delivery } from './delivery.js';
-import { storeDelivery, type StoreOptions, type StoreResult } from './storeDelivery.js';
+import {
+  keyOwner,
+  mayRecycleKey,
+  recycleKey,
+  storeDelivery,
+  type StoreOptions,
+  type StoreResult,
+} from './storeDelivery.js';
 
 export interface BatchedStoreOptions extends StoreOptions {
   /** Most deliveries in one statement; a full batch is sent at once. Default 64. */
@@ -98,22 +105,34 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
   } catch (error) {
     return fallBack(sql, batch, options, error);
   }
-  const duplicates = new Map<string, { items: Waiting[]; claimedId: number }>();
+  const duplicates = new Map<string, Waiting[]>();
+  const recycling: Promise<void>[] = [];
   for (const key of keys) {
     const group = groups.get(key) ?? [];
     const claim = claims.get(key);
-    if (!claim) {
-      await storeOneByOne(sql, group, options);
-      continue;
-    }
     const [first, ...rest] = group;
-    if (claim.claimed && first) {
+    if (!claim || !first) {
+      await storeOneByOne(sql, group, options);
+    } else if (claim.claimed) {
       first.resolve({ kind: first.delivery.notice ? 'accepted' : 'quarantined', id: claim.id });
-      if (rest.length > 0) duplicates.set(key, { items: rest, claimedId: claim.id });
+      if (rest.length > 0) duplicates.set(key, rest);
+    } else if (mayRecycleKey(first.delivery)) {
+      // As storeDelivery: the first may take a finished key over, the rest are its duplicates.
+      recycling.push(
+        recycleKey(sql, first.delivery).then(
+          (id) => {
+            if (id === null) return void duplicates.set(key, group);
+            first.resolve({ kind: 'accepted', id });
+            if (rest.length > 0) duplicates.set(key, rest);
+          },
+          (error: unknown) => fallBack(sql, group, options, error),
+        ),
+      );
     } else {
-      duplicates.set(key, { items: group, claimedId: claim.id });
+      duplicates.set(key, group);
     }
   }
+  await Promise.all(recycling);
   if (duplicates.size > 0) await settleDuplicates(sql, duplicates, options);
 }
 
@@ -185,13 +204,13 @@ async function claimAndInsert(
  */
 async function settleDuplicates(
   sql: Sql,
-  duplicates: ReadonlyMap<string, { items: Waiting[]; claimedId: number }>,
+  duplicates: ReadonlyMap<string, Waiting[]>,
   options: BatchedStoreOptions,
 ): Promise<void> {
   const keys = [...duplicates.keys()];
   const rows = keys.map((key, index) => {
     const [channel, eventKey] = splitKey(key);
-    const count = duplicates.get(key)?.items.length ?? 0;
+    const count = duplicates.get(key)?.length ?? 0;
     return JSON.stringify({ o: index, channel, event_key: eventKey, n: count });
   });
   let counted: { o: number; id: string }[];
@@ -208,14 +227,26 @@ async function settleDuplicates(
        where e.id = d.inbox_event_id
       returning dup.o, e.id`;
   } catch (error) {
-    const items = [...duplicates.values()].flatMap((entry) => entry.items);
-    return fallBack(sql, items, options, error);
+    return fallBack(sql, [...duplicates.values()].flat(), options, error);
   }
   const ids = new Map(counted.map((row) => [keys[row.o], Number(row.id)]));
-  for (const [key, { items, claimedId }] of duplicates) {
-    const id = ids.get(key) ?? claimedId;
-    for (const item of items) item.resolve({ kind: 'duplicate', id });
+  const uncounted: Promise<void>[] = [];
+  for (const [key, items] of duplicates) {
+    const id = ids.get(key);
+    if (id !== undefined) {
+      for (const item of items) item.resolve({ kind: 'duplicate', id });
+      continue;
+    }
+    // No row under the key: as storeDelivery, the id the key names, or an error if it vanished.
+    const [channel, eventKey] = splitKey(key);
+    uncounted.push(
+      keyOwner(sql, channel, eventKey).then(
+        (owner) => items.forEach((item) => item.resolve({ kind: 'duplicate', id: owner })),
+        (error: unknown) => items.forEach((item) => item.reject(error)),
+      ),
+    );
   }
+  await Promise.all(uncounted);
 }
 
 async function fallBack(

@@ -27,18 +27,6 @@ export async function storeDelivery(
   options: StoreOptions,
 ): Promise<StoreResult> {
   const n = delivery.notice;
-  const state = n ? 'pending' : 'quarantined';
-  const columns = sql`
-    id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-    body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-    processed_at`;
-  const values = (idColumn: string) => sql`
-    ${sql(idColumn)}, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
-    ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
-    ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
-    ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
-    ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
-    ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;
   const inserted = await sql<{ id: string }[]>`
     with claim as (
       insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
@@ -49,31 +37,16 @@ export async function storeDelivery(
         where d.first_received_at < now() - make_interval(hours => ${options.dedupeWindowHours})
       returning inbox_event_id
     )
-    insert into inbox_events (${columns})
-    select ${values('inbox_event_id')} from claim
+    insert into inbox_events (${inboxColumns(sql)})
+    select ${inboxValues(sql, delivery)} from claim
     returning id`;
   const first = inserted[0];
   if (first) {
     return { kind: n ? 'accepted' : 'quarantined', id: Number(first.id) };
   }
-  if (n?.kind === 'sale' && CYCLE_STATUSES.has(n.status)) {
-    // PAGO → MED → PAGO notifies PAGO twice with one key. When the first delivery of the key
-    // is finished and the sale has since moved to another status, this is a new event, not a
-    // duplicate: take the key over. (A truly late copy is then judged by the state machine.)
-    const recycled = await sql<{ id: string }[]>`
-      with claim as (
-        update inbox_dedupe_keys d
-           set inbox_event_id = nextval('inbox_events_id_seq'), first_received_at = now()
-          from inbox_events e, sales s
-         where d.channel = ${delivery.channel} and d.event_key = ${delivery.eventKey}
-           and e.id = d.inbox_event_id and e.state <> 'pending'
-           and s.id = ${n.id} and s.status <> ${n.status}
-        returning d.inbox_event_id
-      )
-      insert into inbox_events (${columns})
-      select ${values('inbox_event_id')} from claim
-      returning id`;
-    if (recycled[0]) return { kind: 'accepted', id: Number(recycled[0].id) };
+  if (mayRecycleKey(delivery)) {
+    const recycled = await recycleKey(sql, delivery);
+    if (recycled !== null) return { kind: 'accepted', id: recycled };
   }
   const original = await sql<{ id: string }[]>`
     update inbox_events e
@@ -83,11 +56,69 @@ export async function storeDelivery(
        and e.id = d.inbox_event_id
     returning e.id`;
   if (original[0]) return { kind: 'duplicate', id: Number(original[0].id) };
+  return { kind: 'duplicate', id: await keyOwner(sql, delivery.channel, delivery.eventKey) };
+}
+
+/** Whether a delivery whose key is taken may still be a new event (see recycleKey). */
+export function mayRecycleKey(delivery: Delivery): boolean {
+  const n = delivery.notice;
+  return n?.kind === 'sale' && CYCLE_STATUSES.has(n.status);
+}
+
+/**
+ * PAGO → MED → PAGO notifies PAGO twice with one key. When the first delivery of the key is
+ * finished and the sale has since moved to another status, this is a new event, not a
+ * duplicate: take the key over and store the delivery (a truly late copy is then judged by the
+ * state machine). Returns the new row's id, or null when the key stays the first's.
+ */
+export async function recycleKey(sql: Sql, delivery: Delivery): Promise<number | null> {
+  const n = delivery.notice;
+  if (!n || !mayRecycleKey(delivery)) return null;
+  const recycled = await sql<{ id: string }[]>`
+    with claim as (
+      update inbox_dedupe_keys d
+         set inbox_event_id = nextval('inbox_events_id_seq'), first_received_at = now()
+        from inbox_events e, sales s
+       where d.channel = ${delivery.channel} and d.event_key = ${delivery.eventKey}
+         and e.id = d.inbox_event_id and e.state <> 'pending'
+         and s.id = ${n.id} and s.status <> ${n.status}
+      returning d.inbox_event_id
+    )
+    insert into inbox_events (${inboxColumns(sql)})
+    select ${inboxValues(sql, delivery)} from claim
+    returning id`;
+  return recycled[0] ? Number(recycled[0].id) : null;
+}
+
+/**
+ * The inbox row a dedupe key points to, for a duplicate whose row was not found under it.
+ * The key vanished between two statements (a prune): never acknowledge with a made-up id.
+ */
+export async function keyOwner(sql: Sql, channel: string, eventKey: string): Promise<number> {
   const claim = await sql<{ inbox_event_id: string }[]>`
     select inbox_event_id from inbox_dedupe_keys
-     where channel = ${delivery.channel} and event_key = ${delivery.eventKey}`;
+     where channel = ${channel} and event_key = ${eventKey}`;
   const firstId = claim[0]?.inbox_event_id;
-  // The key vanished between the two statements (a prune): never acknowledge with a made-up id.
-  if (firstId === undefined) throw new Error(`dedupe key ${delivery.eventKey} vanished mid-store`);
-  return { kind: 'duplicate', id: Number(firstId) };
+  if (firstId === undefined) throw new Error(`dedupe key ${eventKey} vanished mid-store`);
+  return Number(firstId);
+}
+
+function inboxColumns(sql: Sql) {
+  return sql`
+    id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
+    body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
+    processed_at`;
+}
+
+/** The values of inboxColumns, the id taken from the claim's inbox_event_id. */
+function inboxValues(sql: Sql, delivery: Delivery) {
+  const n = delivery.notice;
+  const state = n ? 'pending' : 'quarantined';
+  return sql`
+    ${sql('inbox_event_id')}, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
+    ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
+    ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
+    ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
+    ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
+    ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;
 }

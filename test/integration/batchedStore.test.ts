@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatchedStore } from '../../src/inbox/batchedStore.js';
 import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
 import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
+import type { Sql } from '../../src/db/client.js';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../support/services.js';
 
@@ -221,6 +222,90 @@ describe('createBatchedStore', () => {
     expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
     const rows = await sql()`select 1 from inbox_events where event_key = ${good.eventKey}`;
     expect(rows).toHaveLength(0);
+  });
+
+  it('takes a finished PAGO key over when the sale has moved on, as storeDelivery does', async () => {
+    // PAGO → MED → PAGO: the second PAGO has the first's key but is a new event.
+    const answersIn = async (
+      namespace: number,
+      storeAll: (deliveries: Delivery[]) => Promise<StoreResult[]>,
+    ) => {
+      const spec = { key: 0, channel: 'postback', understood: true, variant: 0 } as const;
+      const first = materialize(spec, namespace);
+      const prior = await storeDelivery(sql(), first, WINDOW);
+      const saleId = first.notice?.id ?? 0;
+      await sql()`update inbox_events set state = 'processed' where id = ${prior.id}`;
+      await sql()`insert into sales (id, status, payment_method, amount_cents)
+                  values (${saleId}, 'MED', 'PIX', 15000)`;
+      const again = materialize({ ...spec, variant: 1 }, namespace);
+      // Another key in the same batch, so that the batch statement runs.
+      const other = materialize({ ...spec, key: 1 }, namespace);
+      const [recycled, copy, unrelated] = await storeAll([again, again, other]);
+      return {
+        kinds: [recycled?.kind, copy?.kind, unrelated?.kind],
+        newRow: recycled?.id !== prior.id,
+        copyOfIt: copy?.id === recycled?.id,
+      };
+    };
+    const expected = await answersIn(9004, async (deliveries) => {
+      const results: StoreResult[] = [];
+      for (const d of deliveries) results.push(await storeDelivery(sql(), d, WINDOW));
+      return results;
+    });
+    const store = createBatchedStore(sql(), {
+      ...WINDOW,
+      maxBatch: 3,
+      maxWaitMs: 1000,
+      onBatchFailure: failOnFallback,
+    });
+    const actual = await answersIn(9005, (deliveries) =>
+      Promise.all(deliveries.map((d) => store.store(d))),
+    );
+    await store.close();
+    expect(fallbacks).toEqual([]);
+    expect(expected).toEqual({
+      kinds: ['accepted', 'duplicate', 'accepted'],
+      newRow: true,
+      copyOfIt: true,
+    });
+    expect(actual).toEqual(expected);
+  });
+
+  it('fails a duplicate whose dedupe key vanished mid-store, as storeDelivery does', async () => {
+    // A prune deleting the key between the claim and the duplicate count (a race, forced here).
+    const pruning = (real: Sql, eventKey: string): Sql =>
+      new Proxy(real, {
+        apply(target, self, args: [TemplateStringsArray, ...unknown[]]) {
+          const text = Array.isArray(args[0]) ? args[0].join('?') : '';
+          if (!text.includes('set delivery_count = e.delivery_count +')) {
+            return Reflect.apply(target, self, args) as unknown;
+          }
+          return (async () => {
+            await real`delete from inbox_dedupe_keys where event_key = ${eventKey}`;
+            return await (Reflect.apply(target, self, args) as Promise<unknown>);
+          })();
+        },
+      });
+    const spec = { key: 0, channel: 'postback', understood: true, variant: 0 } as const;
+    const reference = materialize(spec, 9006);
+    await storeDelivery(sql(), reference, WINDOW);
+    await expect(
+      storeDelivery(pruning(sql(), reference.eventKey), reference, WINDOW),
+    ).rejects.toThrow('vanished');
+
+    const batched = materialize(spec, 9007);
+    const other = materialize({ ...spec, key: 1 }, 9007);
+    await storeDelivery(sql(), batched, WINDOW);
+    const store = createBatchedStore(pruning(sql(), batched.eventKey), {
+      ...WINDOW,
+      maxBatch: 2,
+      maxWaitMs: 1000,
+      onBatchFailure: failOnFallback,
+    });
+    const answers = await Promise.allSettled([batched, other].map((d) => store.store(d)));
+    await store.close();
+    expect(answers.map((a) => a.status)).toEqual(['rejected', 'fulfilled']);
+    expect(answers[0]).toMatchObject({ reason: { message: expect.stringMatching(/vanished/) } });
   });
 
   it('refuses deliveries after close', async () => {
