@@ -5,6 +5,8 @@ import type { Config } from '../config/config.js';
 import { createDatabase } from '../db/client.js';
 import { storeRejected } from '../inbox/rejectedDeliveries.js';
 import type { Delivery } from '../inbox/delivery.js';
+import { createBatchedStore } from '../inbox/batchedStore.js';
+import { isStorageOutage } from '../inbox/outage.js';
 import { createSpool } from '../inbox/spool.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
@@ -20,6 +22,7 @@ import {
   enqueueNotifications,
   type RetryPolicy,
 } from '../queue/catalog.js';
+import { createBatchedEnqueue } from '../queue/batchedEnqueue.js';
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { createNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
@@ -105,6 +108,23 @@ export async function startPaymirror(
     );
   const enqueue = (id: number) =>
     queue ? enqueueNotifications(queue, [id], retry) : Promise.resolve();
+  // The ingress's requests share statements: the deliveries of 2 ms are stored in one statement
+  // (one commit) and their jobs added in one addBulk; each request still waits for its own.
+  const batchedStore = roles.has('ingress')
+    ? createBatchedStore(database.sql, {
+        dedupeWindowHours: config.dedupeWindowHours,
+        maxBatch: 64,
+        maxWaitMs: 2,
+        onBatchFailure: (error, size) =>
+          logger.warn({ err: error, size }, 'batched inbox statement failed'),
+        // Postgres unreachable: every delivery would fail too, so spool them at once.
+        retryOneByOne: (error) => !isStorageOutage(error),
+      })
+    : null;
+  const batchedEnqueue =
+    roles.has('ingress') && queue
+      ? createBatchedEnqueue(queue, retry, { maxBatch: 128, maxWaitMs: 2 })
+      : null;
   const spoolDrainer = spool
     ? runPeriodically(
         'drain spool',
@@ -126,8 +146,10 @@ export async function startPaymirror(
           sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
           trustedProxyCount: config.trustedProxyCount,
           bodyLimitBytes: config.bodyLimitBytes,
-          store,
-          enqueue,
+          store: batchedStore
+            ? (delivery) => withTimeout(batchedStore.store(delivery), STORE_TIMEOUT_MS)
+            : store,
+          enqueue: batchedEnqueue ? (id) => batchedEnqueue.enqueue(id) : enqueue,
           spool,
           onSpooled: () => metrics.spooled.inc(),
           recordRejection: (rejected) => storeRejected(database.sql, rejected),
@@ -194,6 +216,9 @@ export async function startPaymirror(
     close() {
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
+        // What the last requests left waiting is stored and enqueued before the pools close.
+        await batchedStore?.close();
+        await batchedEnqueue?.close();
         await spoolDrainer?.stop();
         await spool?.close();
         await stopScheduler?.();
