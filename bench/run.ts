@@ -10,17 +10,17 @@ import { measureE2e } from './scenarios/e2e.js';
 import { profileIngress, profileWorker } from './scenarios/profile.js';
 import {
   bare,
+  baselineIngress,
   naive,
   paymirrorIngress,
   startVariant,
-  shimmedIngress,
   type Variant,
 } from './scenarios/servers.js';
 import { measureInterleaved } from './scenarios/throughput.js';
 import { measureWorker } from './scenarios/worker.js';
 
 /**
- * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b]`: every scenario of
+ * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b] [--baseline dir]`: every scenario of
  * issue 6 in one run, against the local Postgres and Redis; writes bench/results.json.
  */
 const plan = planFrom(process.argv.slice(2));
@@ -52,33 +52,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 }
 
-const THROUGHPUT: readonly Variant[] = [
-  bare,
-  naive,
-  paymirrorIngress(),
-  shimmedIngress('wired', ''),
-  shimmedIngress('batched_store', 'store'),
-  shimmedIngress('batched', 'store,enqueue'),
-];
+const THROUGHPUT: readonly Variant[] = [bare, naive, paymirrorIngress()];
 
-/** Pool sizes (`--pools`, or by name with --only): DB_POOL_MAX with and without batching. */
+/** Pool sizes (`--pools`, or by name with --only). */
 const POOLS: readonly Variant[] = [
   paymirrorIngress('ingress_pool4', { DB_POOL_MAX: '4' }),
   paymirrorIngress('ingress_pool20', { DB_POOL_MAX: '20' }),
-  shimmedIngress('batched_pool4', 'store,enqueue', { DB_POOL_MAX: '4' }),
-  shimmedIngress('batched_pool20', 'store,enqueue', { DB_POOL_MAX: '20' }),
 ];
 
 try {
   const machine = await describeMachine();
   const started = new Date();
   const variants = [
-    ...THROUGHPUT.filter(
-      (variant) =>
-        wants(plan, variant.name) &&
-        // --quick keeps the before/after of both changes together (wired → batched).
-        !(plan.mode === 'quick' && plan.only.size === 0 && variant.name === 'batched_store'),
-    ),
+    ...THROUGHPUT.filter((variant) => wants(plan, variant.name)),
+    // Started and measured with the others, round by round: a change's before and after.
+    ...(plan.baseline ? [baselineIngress(plan.baseline)] : []),
     ...POOLS.filter((variant) => plan.pools || plan.only.has(variant.name)),
   ];
   if (variants.length > 0) {
@@ -98,8 +86,11 @@ try {
   if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
   if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
   if (plan.profile) {
-    await step('profile_ingress', () => profileIngress(plan, 'profile_ingress', null));
-    await step('profile_batched', () => profileIngress(plan, 'profile_batched', 'store,enqueue'));
+    await step('profile_ingress', () => profileIngress(plan, 'profile_ingress'));
+    const baseline = plan.baseline;
+    if (baseline) {
+      await step('profile_baseline', () => profileIngress(plan, 'profile_baseline', baseline));
+    }
     await step('profile_worker', () => profileWorker(plan));
   }
   const results = buildResults({ plan, machine, started, sections, variants });

@@ -18,6 +18,12 @@ export interface Plan {
   readonly pools: boolean;
   /** The throughput load generator: bench/load/leanClient.ts, or autocannon (`--autocannon`). */
   readonly generator: 'lean' | 'autocannon';
+  /**
+   * A built checkout of another commit (`--baseline <dir>`, e.g. a `git worktree` of the commit
+   * before a change, after `npm ci && npm run build` there): its `bin/paymirror` runs as the
+   * `baseline` scenario beside `ingress`, so that one run measures a change's before and after.
+   */
+  readonly baseline: string | null;
   /** Only these scenarios (`--only bare,ingress`); all when empty. */
   readonly only: ReadonlySet<string>;
 }
@@ -25,6 +31,7 @@ export interface Plan {
 export function planFrom(argv: readonly string[]): Plan {
   const quick = argv.includes('--quick');
   const onlyAt = argv.indexOf('--only');
+  const baselineAt = argv.indexOf('--baseline');
   const only = new Set(
     onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').filter((name) => name.length > 0) : [],
   );
@@ -41,6 +48,7 @@ export function planFrom(argv: readonly string[]): Plan {
     profile: argv.includes('--profile'),
     generator: argv.includes('--autocannon') ? 'autocannon' : 'lean',
     pools: argv.includes('--pools'),
+    baseline: baselineAt >= 0 ? (argv[baselineAt + 1] ?? null) : null,
     only,
   };
 }

@@ -49,11 +49,8 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
   const ratios = {
     ingress_vs_naive: ratio('ingress', 'naive'),
     ingress_vs_bare: ratio('ingress', 'bare'),
-    batched_vs_naive: ratio('batched', 'naive'),
-    batched_vs_bare: ratio('batched', 'bare'),
-    batched_store_vs_wired: ratio('batched_store', 'wired'),
-    batched_vs_wired: ratio('batched', 'wired'),
-    wired_vs_ingress: ratio('wired', 'ingress'),
+    baseline_vs_naive: ratio('baseline', 'naive'),
+    ingress_vs_baseline: ratio('ingress', 'baseline'),
   };
   const maxRss = Math.max(0, ...Object.values(rss).map((v) => v ?? 0));
   const target = (

@@ -57,8 +57,9 @@ export function paymirrorEnv(services: ScenarioServices, port: number): Record<s
 }
 
 /**
- * `bin/paymirror start --role <roles>`, as an operator runs it (built dist/). With node flags
- * (a CPU profile), the node command bin/paymirror execs, with the flags added.
+ * `bin/paymirror start --role <roles>`, as an operator runs it (built dist/), from this checkout
+ * or from `root` (a baseline checkout). With node flags (a CPU profile), the node command
+ * bin/paymirror execs, with the flags added.
  */
 export async function startPaymirrorProcess(
   name: string,
@@ -66,58 +67,22 @@ export async function startPaymirrorProcess(
   services: ScenarioServices,
   extraEnv: Record<string, string> = {},
   nodeFlags: readonly string[] = [],
+  root: string = ROOT,
 ): Promise<Server> {
   const port = await freePort();
   const args = ['start', '--role', roles];
   const [command, commandArgs] =
     nodeFlags.length === 0
-      ? [`${ROOT}bin/paymirror`, args]
+      ? [`${root}bin/paymirror`, args]
       : [
           process.execPath,
-          [...nodeFlags, '--enable-source-maps', `${ROOT}dist/cli/main.js`, ...args],
+          [...nodeFlags, '--enable-source-maps', `${root}dist/cli/main.js`, ...args],
         ];
   const child = spawnChild(name, command, commandArgs, {
-    cwd: ROOT,
+    cwd: root,
     env: { ...paymirrorEnv(services, port), ...extraEnv },
     echoStderr: true,
   });
-  return ready(child, port, services.databaseUrl);
-}
-
-/**
- * paymirror run from src/ with tsx, its startPaymirror's store and enqueue swapped for the
- * batched ones by bench/shims (BENCH_BATCH); with BENCH_BATCH empty, the control.
- */
-export async function startShimmedPaymirror(
-  name: string,
-  roles: string,
-  services: ScenarioServices,
-  batch: string,
-  extraEnv: Record<string, string> = {},
-  nodeFlags: readonly string[] = [],
-): Promise<Server> {
-  const port = await freePort();
-  const child = spawnChild(
-    name,
-    process.execPath,
-    [
-      ...nodeFlags,
-      '--enable-source-maps',
-      '--import',
-      'tsx',
-      '--import',
-      `${ROOT}bench/shims/register.ts`,
-      `${ROOT}src/cli/main.ts`,
-      'start',
-      '--role',
-      roles,
-    ],
-    {
-      cwd: ROOT,
-      env: { ...paymirrorEnv(services, port), BENCH_BATCH: batch, ...extraEnv },
-      echoStderr: true,
-    },
-  );
   return ready(child, port, services.databaseUrl);
 }
 

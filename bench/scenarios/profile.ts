@@ -2,7 +2,8 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { Plan } from '../lib/plan.js';
 import { stopChild } from '../lib/processes.js';
 import { summarizeProfile, type ProfileSummary } from '../lib/profileSummary.js';
-import { ROOT, startPaymirrorProcess, startShimmedPaymirror } from '../lib/servers.js';
+import { resolve } from 'node:path';
+import { ROOT, startPaymirrorProcess } from '../lib/servers.js';
 import { createScenarioServices, type ScenarioServices } from '../lib/services.js';
 import { measureThroughput } from './throughput.js';
 import { measureWorker } from './worker.js';
@@ -15,13 +16,13 @@ export interface ProfiledRun {
 
 /**
  * A CPU profile (`node --cpu-prof`) of an ingress under the same load, written to
- * bench/profiles/<name>/ when the process drains and exits. `batch` null profiles
- * bin/paymirror; otherwise bench/servers/ingress.ts with that BENCH_BATCH.
+ * bench/profiles/<name>/ when the process drains and exits: this checkout's bin/paymirror, or
+ * the one in `baseline` (a built checkout of another commit).
  */
 export async function profileIngress(
   plan: Plan,
   name: string,
-  batch: string | null,
+  baseline: string | null = null,
 ): Promise<ProfiledRun> {
   const dir = `${ROOT}bench/profiles/${name}`;
   await rm(dir, { recursive: true, force: true });
@@ -29,10 +30,8 @@ export async function profileIngress(
   const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const services: ScenarioServices = await createScenarioServices(name, { migrate: true });
   try {
-    const server =
-      batch === null
-        ? await startPaymirrorProcess(name, 'ingress', services, {}, flags)
-        : await startShimmedPaymirror(name, 'ingress', services, batch, {}, flags);
+    const root = baseline === null ? ROOT : `${resolve(baseline)}/`;
+    const server = await startPaymirrorProcess(name, 'ingress', services, {}, flags, root);
     let rps = 0;
     try {
       rps = (await measureThroughput(name, server, { ...plan, runs: 1 })).rps;

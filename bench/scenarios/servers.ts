@@ -1,11 +1,7 @@
 import { BENCH_POSTBACK_SECRET } from '../lib/postbacks.js';
 import { stopChild } from '../lib/processes.js';
-import {
-  startBenchServer,
-  startPaymirrorProcess,
-  startShimmedPaymirror,
-  type Server,
-} from '../lib/servers.js';
+import { resolve } from 'node:path';
+import { startBenchServer, startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, type ScenarioServices } from '../lib/services.js';
 
 /** A server under test with its own database and queue prefix. */
@@ -75,26 +71,14 @@ export function paymirrorIngress(name = 'ingress', env: Record<string, string> =
   };
 }
 
-/**
- * paymirror's own ingress run from src/ by tsx, with bench/shims swapping the batched store
- * and enqueue into startPaymirror: `batch` '' is the control (nothing swapped), 'store' and
- * 'store,enqueue' the changes.
- */
-export function shimmedIngress(
-  name: string,
-  batch: string,
-  env: Record<string, string> = {},
-): Variant {
+/** The same from a built checkout of another commit (`--baseline <dir>`): the "before". */
+export function baselineIngress(dir: string): Variant {
+  const root = `${resolve(dir)}/`;
   return {
-    name,
-    describe:
-      `src/cli/main.ts start --role ingress under tsx, BENCH_BATCH=${batch || '(none)'} ${Object.entries(
-        env,
-      )
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')}`.trim(),
+    name: 'baseline',
+    describe: `${root}bin/paymirror start --role ingress`,
     database: 'migrated',
     start: (services) =>
-      startShimmedPaymirror(name, 'ingress', services as ScenarioServices, batch, env),
+      startPaymirrorProcess('baseline', 'ingress', services as ScenarioServices, {}, [], root),
   };
 }
