@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
 import type { Delivery } from './delivery.js';
 import {
   keyOwner,
@@ -38,11 +39,7 @@ export class BatchedStoreClosedError extends Error {
   }
 }
 
-interface Waiting {
-  readonly delivery: Delivery;
-  resolve(result: StoreResult): void;
-  reject(error: unknown): void;
-}
+type Waiting = Pending<Delivery, StoreResult>;
 
 /**
  * storeDelivery for many deliveries at once: the deliveries of a few milliseconds share one
@@ -52,38 +49,12 @@ interface Waiting {
  * with storeDelivery, so one bad row fails only its own caller.
  */
 export function createBatchedStore(sql: Sql, options: BatchedStoreOptions): BatchedStore {
-  const maxBatch = Math.max(1, options.maxBatch ?? 64);
-  const maxWaitMs = Math.max(0, options.maxWaitMs ?? 2);
-  let waiting: Waiting[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const inFlight = new Set<Promise<void>>();
-
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (waiting.length === 0) return;
-    const batch = waiting;
-    waiting = [];
-    const run = storeBatch(sql, batch, options).finally(() => inFlight.delete(run));
-    inFlight.add(run);
-  };
-
-  return {
-    store(delivery) {
-      if (closed) return Promise.reject(new BatchedStoreClosedError());
-      return new Promise<StoreResult>((resolve, reject) => {
-        waiting.push({ delivery, resolve, reject });
-        if (waiting.length >= maxBatch) flush();
-        else timer ??= setTimeout(flush, maxWaitMs);
-      });
-    },
-    async close() {
-      closed = true;
-      flush();
-      await Promise.all(inFlight);
-    },
-  };
+  const batcher = createMicroBatcher<Delivery, StoreResult>(
+    (batch) => storeBatch(sql, batch, options),
+    { maxBatch: options.maxBatch ?? 64, maxWaitMs: options.maxWaitMs ?? 2 },
+    () => new BatchedStoreClosedError(),
+  );
+  return { store: (delivery) => batcher.add(delivery), close: () => batcher.close() };
 }
 
 /** Settles every caller of the batch; never rejects. */
@@ -91,11 +62,11 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
   if (batch.length === 1) return storeOneByOne(sql, batch, options);
   // One row per logical key: the same key twice in one INSERT … ON CONFLICT is an error.
   const groups = new Map<string, Waiting[]>();
-  for (const item of batch) {
-    const key = keyOf(item.delivery);
+  for (const pending of batch) {
+    const key = keyOf(pending.item);
     const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
+    if (group) group.push(pending);
+    else groups.set(key, [pending]);
   }
   // Keys are claimed in one order by every batch, so two batches cannot deadlock on them.
   const keys = [...groups.keys()].sort();
@@ -114,12 +85,12 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
     if (!claim || !first) {
       await storeOneByOne(sql, group, options);
     } else if (claim.claimed) {
-      first.resolve({ kind: first.delivery.notice ? 'accepted' : 'quarantined', id: claim.id });
+      first.resolve({ kind: first.item.notice ? 'accepted' : 'quarantined', id: claim.id });
       if (rest.length > 0) duplicates.set(key, rest);
-    } else if (mayRecycleKey(first.delivery)) {
+    } else if (mayRecycleKey(first.item)) {
       // As storeDelivery: the first may take a finished key over, the rest are its duplicates.
       recycling.push(
-        recycleKey(sql, first.delivery).then(
+        recycleKey(sql, first.item).then(
           (id) => {
             if (id === null) return void duplicates.set(key, group);
             first.resolve({ kind: 'accepted', id });
@@ -153,7 +124,7 @@ async function claimAndInsert(
   groups: ReadonlyMap<string, readonly Waiting[]>,
   dedupeWindowHours: number,
 ): Promise<Map<string, Claim>> {
-  const rows = keys.map((key, index) => rowJson(index, groups.get(key)?.[0]?.delivery));
+  const rows = keys.map((key, index) => rowJson(index, groups.get(key)?.[0]?.item));
   const returned = await sql<{ o: number; id: string; claimed: boolean }[]>`
     with input as (
       select r.*, nextval('inbox_events_id_seq') as candidate_id
@@ -269,10 +240,10 @@ async function storeOneByOne(
   options: StoreOptions,
 ): Promise<void> {
   await Promise.all(
-    items.map((item) =>
-      storeDelivery(sql, item.delivery, { dedupeWindowHours: options.dedupeWindowHours }).then(
-        item.resolve,
-        item.reject,
+    items.map((pending) =>
+      storeDelivery(sql, pending.item, { dedupeWindowHours: options.dedupeWindowHours }).then(
+        pending.resolve,
+        pending.reject,
       ),
     ),
   );

@@ -1,3 +1,4 @@
+import { createMicroBatcher } from '../lib/microBatcher.js';
 import { enqueueNotifications, type NotificationQueue, type RetryPolicy } from './catalog.js';
 
 export interface BatchedEnqueueOptions {
@@ -21,12 +22,6 @@ export class BatchedEnqueueClosedError extends Error {
   }
 }
 
-interface Waiting {
-  readonly id: number;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
 /**
  * enqueueNotifications for the accepted rows of a few milliseconds: one addBulk (one round
  * trip) instead of one add per row. Job ids come from the rows, so a row enqueued twice is
@@ -37,44 +32,17 @@ export function createBatchedEnqueue(
   retry: RetryPolicy,
   options: BatchedEnqueueOptions = {},
 ): BatchedEnqueue {
-  const maxBatch = Math.max(1, options.maxBatch ?? 128);
-  const maxWaitMs = Math.max(0, options.maxWaitMs ?? 2);
-  let waiting: Waiting[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const inFlight = new Set<Promise<void>>();
-
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (waiting.length === 0) return;
-    const batch = waiting;
-    waiting = [];
-    const run = enqueueNotifications(
-      queue,
-      batch.map((item) => item.id),
-      retry,
-    ).then(
-      () => batch.forEach((item) => item.resolve()),
-      (error: unknown) => batch.forEach((item) => item.reject(error)),
-    );
-    const tracked = run.finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-  };
-
-  return {
-    enqueue(inboxEventId) {
-      if (closed) return Promise.reject(new BatchedEnqueueClosedError());
-      return new Promise<void>((resolve, reject) => {
-        waiting.push({ id: inboxEventId, resolve, reject });
-        if (waiting.length >= maxBatch) flush();
-        else timer ??= setTimeout(flush, maxWaitMs);
-      });
+  const batcher = createMicroBatcher<number, void>(
+    async (batch) => {
+      await enqueueNotifications(
+        queue,
+        batch.map((pending) => pending.item),
+        retry,
+      );
+      for (const pending of batch) pending.resolve();
     },
-    async close() {
-      closed = true;
-      flush();
-      await Promise.all(inFlight);
-    },
-  };
+    { maxBatch: options.maxBatch ?? 128, maxWaitMs: options.maxWaitMs ?? 2 },
+    () => new BatchedEnqueueClosedError(),
+  );
+  return { enqueue: (inboxEventId) => batcher.add(inboxEventId), close: () => batcher.close() };
 }
