@@ -70,7 +70,7 @@ export const envSchema = z.object({
   DEDUPE_WINDOW_HOURS: int(1, 24 * 365).default(24),
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(10),
   SWEEP_AFTER_SECONDS: int(0, 86400).default(30),
-  WORKER_CONCURRENCY: int(1, 256).default(16),
+  WORKER_CONCURRENCY: int(1, 256).default(64),
   JOB_ATTEMPTS: int(1, 100).default(10),
   JOB_BACKOFF_MS: int(1, 3_600_000).default(1000),
   DB_POOL_MAX: int(1, 200).default(10),

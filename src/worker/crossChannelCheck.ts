@@ -3,41 +3,90 @@ import type { Tx } from '../db/client.js';
 import { reconciliationDiscrepancies } from '../db/schema.js';
 import type { Channel, SaleNotice } from '../notifications/notification.js';
 
+export interface CrossChannelCandidate {
+  readonly channel: Channel;
+  readonly notice: SaleNotice;
+  readonly inboxEventId: number;
+  /** The delivery's own `amount` as stored (payload->>'amount'), which later ones compare to. */
+  readonly payloadAmount: string | null;
+}
+
+interface Seen {
+  readonly id: number;
+  readonly amount: string | null;
+}
+
 /**
  * The two channels describe the same sale event; when they disagree on the amount, one of
  * them is wrong (or forged), and finance should know. Recorded with source 'cross_channel':
  * mirror_value holds the postback's claim, gateway_value the webhook's.
+ *
+ * Candidates are checked in order, each against the latest processed delivery of the same
+ * sale and status on the other channel, counting the candidates before it (they are
+ * processed in the same transaction). Returns the inbox ids of the ones that disagree.
  */
-export async function recordCrossChannelDisagreement(
+export async function recordCrossChannelDisagreements(
   tx: Tx,
-  channel: Channel,
-  notice: SaleNotice,
-  inboxEventId: number,
-): Promise<boolean> {
-  const other: Channel = channel === 'postback' ? 'webhook' : 'postback';
-  const rows = await tx.execute<{ amount: string | null }>(sql`
-    select payload->>'amount' as amount from inbox_events
-     where channel = ${other} and resource_type = 'sale' and resource_id = ${notice.id}
-       and notified_status = ${notice.status} and state = 'processed'
-     order by id desc limit 1`);
-  const otherAmount = rows[0]?.amount;
-  if (
-    otherAmount === undefined ||
-    otherAmount === null ||
-    otherAmount === String(notice.amountCents)
-  ) {
-    return false;
+  candidates: readonly CrossChannelCandidate[],
+): Promise<Set<number>> {
+  const disagreeing = new Set<number>();
+  if (candidates.length === 0) return disagreeing;
+  const saleIds = [...new Set(candidates.map(({ notice }) => notice.id))];
+  const rows = await tx.execute<{
+    id: string;
+    resource_id: string;
+    notified_status: string;
+    channel: Channel;
+    amount: string | null;
+  }>(sql`
+    select distinct on (resource_id, notified_status, channel)
+           id, resource_id, notified_status, channel, payload->>'amount' as amount
+      from inbox_events
+     where resource_type = 'sale' and resource_id = any(${sql.param(saleIds)}::bigint[])
+       and state = 'processed'
+     order by resource_id, notified_status, channel, id desc`);
+  const latest = new Map<string, Seen>();
+  for (const row of rows) {
+    latest.set(key(Number(row.resource_id), row.notified_status, row.channel), {
+      id: Number(row.id),
+      amount: row.amount,
+    });
   }
-  const mine = String(notice.amountCents);
-  await tx.insert(reconciliationDiscrepancies).values({
-    resourceType: 'sale',
-    resourceId: notice.id,
-    field: 'amount_cents',
-    mirrorValue: channel === 'postback' ? mine : otherAmount,
-    gatewayValue: channel === 'webhook' ? mine : otherAmount,
-    action: 'recorded',
-    source: 'cross_channel',
-    inboxEventId,
-  });
-  return true;
+
+  const discrepancies: (typeof reconciliationDiscrepancies.$inferInsert)[] = [];
+  for (const { channel, notice, inboxEventId, payloadAmount } of candidates) {
+    const other: Channel = channel === 'postback' ? 'webhook' : 'postback';
+    const mine = String(notice.amountCents);
+    const otherAmount = latest.get(key(notice.id, notice.status, other))?.amount;
+    if (otherAmount !== undefined && otherAmount !== null && otherAmount !== mine) {
+      disagreeing.add(inboxEventId);
+      discrepancies.push({
+        resourceType: 'sale',
+        resourceId: notice.id,
+        field: 'amount_cents',
+        mirrorValue: channel === 'postback' ? mine : otherAmount,
+        gatewayValue: channel === 'webhook' ? mine : otherAmount,
+        action: 'recorded',
+        source: 'cross_channel',
+        inboxEventId,
+      });
+    }
+    const own = key(notice.id, notice.status, channel);
+    if ((latest.get(own)?.id ?? 0) < inboxEventId) {
+      latest.set(own, { id: inboxEventId, amount: payloadAmount });
+    }
+  }
+  if (discrepancies.length > 0) await tx.insert(reconciliationDiscrepancies).values(discrepancies);
+  return disagreeing;
+}
+
+function key(saleId: number, status: string, channel: Channel): string {
+  return `${saleId}|${status}|${channel}`;
+}
+
+/** A delivery's `amount` as Postgres's `payload->>'amount'` reads it. */
+export function payloadAmount(payload: Record<string, unknown>): string | null {
+  const amount = payload.amount;
+  if (amount === undefined || amount === null) return null;
+  return typeof amount === 'string' ? amount : JSON.stringify(amount);
 }

@@ -10,7 +10,12 @@ import {
   notificationJobSchema,
   type NotificationJob,
 } from '../queue/catalog.js';
+import { createInboxBatcher, type InboxBatcher } from './inboxBatcher.js';
+import { processInboxBatch } from './processInboxBatch.js';
 import { processInboxEvent, recordFailedAttempt, type ProcessResult } from './processInboxEvent.js';
+
+/** Batch transactions a worker process runs at once; rows gather for the next meanwhile. */
+const BATCHES_IN_FLIGHT = 2;
 
 export interface NotificationWorkerDeps {
   readonly db: Db;
@@ -27,9 +32,18 @@ export interface NotificationWorkerDeps {
 export function createNotificationWorker(
   deps: NotificationWorkerDeps,
 ): Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB> {
+  // The jobs running at once share transactions: up to `concurrency` rows per batch.
+  const batcher = createInboxBatcher({
+    maxBatch: deps.concurrency,
+    maxInFlight: BATCHES_IN_FLIGHT,
+    runBatch: (ids) => processInboxBatch(deps, ids),
+    runAlone: (id) => processInboxEvent(deps, id),
+    onBatchFailure: (error, size) =>
+      deps.logger.warn({ err: error, size }, 'batch failed; applying its rows one by one'),
+  });
   const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
     NOTIFICATIONS_QUEUE,
-    (job) => runJob(job, deps),
+    (job) => runJob(job, batcher, deps),
     {
       connection: deps.connection,
       prefix: deps.prefix,
@@ -43,13 +57,17 @@ export function createNotificationWorker(
   return worker;
 }
 
-async function runJob(job: Job<NotificationJob>, deps: NotificationWorkerDeps): Promise<void> {
+async function runJob(
+  job: Job<NotificationJob>,
+  batcher: InboxBatcher,
+  deps: NotificationWorkerDeps,
+): Promise<void> {
   const data = notificationJobSchema.safeParse(job.data);
   if (!data.success) throw new UnrecoverableError(`malformed job payload: ${data.error.message}`);
   const { inboxEventId } = data.data;
   let result: ProcessResult;
   try {
-    result = await processInboxEvent(deps, inboxEventId);
+    result = await batcher.process(inboxEventId);
   } catch (error) {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     deps.metrics.workerFailures.inc({ final: String(final) });

@@ -5,13 +5,24 @@ import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/types.js';
 import { applyGatewayTransaction } from '../mirror/applyGatewayTransaction.js';
 import { applyGatewayWithdrawal } from '../mirror/applyGatewayWithdrawal.js';
-import { applySaleNotice } from '../mirror/applySaleNotice.js';
-import { applyWithdrawalNotice } from '../mirror/applyWithdrawalNotice.js';
+import { applyNotices } from '../mirror/applyNotices.js';
+import { retryingInsertRaces } from '../mirror/mirrorRows.js';
 import type { ChangeContext } from '../mirror/history.js';
 import type { Channel, Notice } from '../notifications/notification.js';
 import { parseNotification } from '../notifications/parseNotification.js';
 import { confirmNotice, type Confirmation } from './confirmNotice.js';
-import { recordCrossChannelDisagreement } from './crossChannelCheck.js';
+import { payloadAmount, recordCrossChannelDisagreements } from './crossChannelCheck.js';
+import { finishInboxRows } from './finishInboxRows.js';
+import {
+  appliedAsReceived,
+  doneResult,
+  finishedRow,
+  wantsCrossChannelCheck,
+  type Applied,
+  type ProcessResult,
+} from './workerOutcome.js';
+
+export type { ProcessResult, WorkerOutcome } from './workerOutcome.js';
 
 export interface ProcessDeps {
   readonly db: Db;
@@ -20,24 +31,6 @@ export interface ProcessDeps {
   readonly policy: WatchPolicy;
   readonly now?: () => Date;
 }
-
-export type WorkerOutcome = 'applied' | 'noop' | 'stale' | 'invalid' | 'forged';
-
-export type ProcessResult =
-  | {
-      readonly kind: 'done';
-      readonly resource: 'sale' | 'withdrawal';
-      readonly outcome: WorkerOutcome;
-      readonly confirmed: boolean;
-      readonly needsReconcile: boolean;
-      readonly crossChannelDisagreement: boolean;
-      readonly detail?: string;
-      readonly receivedAt: Date;
-    }
-  | { readonly kind: 'quarantined'; readonly reason: string; readonly receivedAt: Date }
-  /** The row was already finished (a re-run job, a sweeper re-enqueue): nothing to do. */
-  | { readonly kind: 'skipped'; readonly state: string }
-  | { readonly kind: 'missing' };
 
 /**
  * Applies one inbox row: parse, confirm with the gateway when needed (outside any
@@ -62,48 +55,39 @@ export async function processInboxEvent(
   if (row.state !== 'pending') return { kind: 'skipped', state: row.state };
 
   const channel = row.channel as Channel;
-  const parsed = parseNotification(channel, (row.payload ?? {}) as Record<string, unknown>);
+  const payload = (row.payload ?? {}) as Record<string, unknown>;
+  const parsed = parseNotification(channel, payload);
   const confirmation: Confirmation = parsed.ok
     ? await confirmNotice(deps.db, deps.gateway, channel, parsed.notice, now)
     : { kind: 'none' };
 
-  return deps.db.transaction(async (tx) => {
-    const [locked] = await tx
-      .select({ state: inboxEvents.state })
-      .from(inboxEvents)
-      .where(eq(inboxEvents.id, inboxEventId))
-      .for('update');
-    if (!locked) return { kind: 'missing' } as const;
-    if (locked.state !== 'pending') return { kind: 'skipped', state: locked.state } as const;
-    if (!parsed.ok) {
-      await finish(tx, inboxEventId, 'quarantined', 'unparseable', parsed.reason);
-      return { kind: 'quarantined', reason: parsed.reason, receivedAt: row.receivedAt } as const;
-    }
-    const result = await apply(
-      tx,
-      parsed.notice,
-      confirmation,
-      { source: channel, inboxEventId },
-      deps,
-      now(),
-    );
-    const crossChannelDisagreement =
-      parsed.notice.kind === 'sale' && result.outcome !== 'forged' && result.outcome !== 'invalid'
-        ? await recordCrossChannelDisagreement(tx, channel, parsed.notice, inboxEventId)
-        : false;
-    if (result.outcome === 'invalid') {
-      await finish(tx, inboxEventId, 'quarantined', 'invalid', result.detail ?? null);
-    } else {
-      await finish(tx, inboxEventId, 'processed', result.outcome, result.detail ?? null);
-    }
-    return {
-      kind: 'done',
-      resource: parsed.notice.kind,
-      crossChannelDisagreement,
-      receivedAt: row.receivedAt,
-      ...result,
-    } as const;
-  });
+  return retryingInsertRaces(() =>
+    deps.db.transaction(async (tx): Promise<ProcessResult> => {
+      const [locked] = await tx
+        .select({ state: inboxEvents.state })
+        .from(inboxEvents)
+        .where(eq(inboxEvents.id, inboxEventId))
+        .for('update');
+      if (!locked) return { kind: 'missing' };
+      if (locked.state !== 'pending') return { kind: 'skipped', state: locked.state };
+      if (!parsed.ok) {
+        await finishInboxRows(tx, [
+          { id: inboxEventId, state: 'quarantined', outcome: 'unparseable', reason: parsed.reason },
+        ]);
+        return { kind: 'quarantined', reason: parsed.reason, receivedAt: row.receivedAt };
+      }
+      const { notice } = parsed;
+      const context = { source: channel, inboxEventId };
+      const applied = await apply(tx, notice, confirmation, context, deps, now());
+      const disagreeing = wantsCrossChannelCheck(notice, applied)
+        ? await recordCrossChannelDisagreements(tx, [
+            { channel, notice, inboxEventId, payloadAmount: payloadAmount(payload) },
+          ])
+        : new Set<number>();
+      await finishInboxRows(tx, [finishedRow(inboxEventId, applied)]);
+      return doneResult(notice, applied, disagreeing.size > 0, row.receivedAt);
+    }),
+  );
 }
 
 export class ConfirmationNeededError extends Error {
@@ -113,13 +97,6 @@ export class ConfirmationNeededError extends Error {
       `${resource} ${id} moved while its notification was read; retrying to confirm with the gateway`,
     );
   }
-}
-
-interface Applied {
-  readonly outcome: WorkerOutcome;
-  readonly confirmed: boolean;
-  readonly needsReconcile: boolean;
-  readonly detail?: string;
 }
 
 async function apply(
@@ -160,21 +137,15 @@ async function apply(
       return fromGatewayWrite(written);
     }
     case 'none': {
-      const result =
-        notice.kind === 'sale'
-          ? await applySaleNotice(tx, notice, context, watch)
-          : await applyWithdrawalNotice(tx, notice, context, watch);
-      if (result.outcome === 'applied' && result.needsReconcile && deps.gateway) {
+      const [result] = await applyNotices(tx, [{ notice, context }], watch, {
+        deferConfirm: deps.gateway !== null,
+      });
+      if (result === 'deferred') {
         // The row moved between the unlocked look that said "no GET needed" and the lock:
         // roll back and let the retry confirm it with the gateway.
         throw new ConfirmationNeededError(notice.kind, notice.id);
       }
-      return {
-        outcome: result.outcome,
-        confirmed: false,
-        needsReconcile: result.outcome === 'applied' && result.needsReconcile,
-        ...('reason' in result ? { detail: result.reason } : {}),
-      };
+      return appliedAsReceived(result!);
     }
   }
 }
@@ -183,26 +154,6 @@ function fromGatewayWrite(written: Awaited<ReturnType<typeof applyGatewayTransac
   return written.outcome === 'stale'
     ? { outcome: 'stale', confirmed: true, needsReconcile: false, detail: written.reason }
     : { outcome: written.outcome, confirmed: true, needsReconcile: false };
-}
-
-async function finish(
-  tx: Tx,
-  id: number,
-  state: 'processed' | 'quarantined',
-  outcome: string,
-  reason: string | null,
-): Promise<void> {
-  await tx
-    .update(inboxEvents)
-    .set({
-      state,
-      outcome,
-      quarantineReason: state === 'quarantined' ? reason : null,
-      lastError: state === 'processed' ? reason : null,
-      attempts: sql`${inboxEvents.attempts} + 1`,
-      processedAt: sql`now()`,
-    })
-    .where(eq(inboxEvents.id, id));
 }
 
 /** Records a failed attempt; after the last one the row is `failed` with its error kept. */

@@ -1,0 +1,165 @@
+import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Tx } from '../db/client.js';
+import { sales, withdrawals } from '../db/schema.js';
+
+type MirrorTable = typeof sales | typeof withdrawals;
+type RowOf<T extends MirrorTable> = T['$inferSelect'];
+type InsertOf<T extends MirrorTable> = T['$inferInsert'];
+export type ChangeOf<T extends MirrorTable> = {
+  -readonly [K in keyof InsertOf<T>]?: InsertOf<T>[K] | TxNow;
+};
+
+/** "The transaction's now()", for a column a change sets to the database's clock. */
+export const TX_NOW = Symbol('now()');
+export type TxNow = typeof TX_NOW;
+
+export class MirrorInsertRaceError extends Error {
+  override readonly name = 'MirrorInsertRaceError';
+  constructor(table: string, ids: readonly number[]) {
+    super(`${table} ${ids.join(', ')} inserted by another transaction meanwhile; run again`);
+  }
+}
+
+/**
+ * The mirror rows one transaction works on: locked together (in id order, so two
+ * transactions cannot deadlock on them), changed in memory notice after notice, and written
+ * back with one INSERT for the new rows and one UPDATE for the changed ones, however many
+ * notices touched them.
+ */
+export class MirrorRows<T extends MirrorTable> {
+  private readonly current = new Map<number, RowOf<T>>();
+  private readonly inserted = new Map<number, ChangeOf<T>>();
+  private readonly changed = new Map<number, ChangeOf<T>>();
+  private readonly columns: Record<string, { name: string; getSQLType(): string }>;
+
+  constructor(private readonly table: T) {
+    this.columns = getTableColumns(table);
+  }
+
+  async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
+    const wanted = [...new Set(ids)].filter((id) => !this.current.has(id)).sort((a, b) => a - b);
+    if (wanted.length === 0) return;
+    const table = this.table as typeof sales;
+    const rows = await tx
+      .select()
+      .from(table)
+      .where(inArray(table.id, wanted))
+      .orderBy(table.id)
+      .for('update');
+    for (const row of rows) this.current.set(row.id, row as RowOf<T>);
+  }
+
+  get(id: number): RowOf<T> | undefined {
+    return this.current.get(id);
+  }
+
+  insert(id: number, values: ChangeOf<T>): void {
+    this.inserted.set(id, values);
+    // What a later notice of this transaction reads back: every column, null when not given.
+    const row = Object.fromEntries(Object.keys(this.columns).map((key) => [key, null]));
+    this.current.set(id, { ...row, ...withClock(values) } as unknown as RowOf<T>);
+  }
+
+  update(id: number, fields: ChangeOf<T>): void {
+    if (Object.keys(fields).length === 0) return;
+    const row = this.current.get(id);
+    if (!row) throw new Error(`${this.tableName()} ${id} updated before it was locked`);
+    this.current.set(id, { ...row, ...withClock(fields) });
+    const pending = this.inserted.get(id) ?? this.changed.get(id);
+    const merged = { ...pending, ...fields };
+    if (this.inserted.has(id)) this.inserted.set(id, merged);
+    else this.changed.set(id, merged);
+  }
+
+  async write(tx: Tx): Promise<void> {
+    await this.writeInserts(tx);
+    await this.writeUpdates(tx);
+  }
+
+  private async writeInserts(tx: Tx): Promise<void> {
+    if (this.inserted.size === 0) return;
+    const table = this.table as typeof sales;
+    const values = [...this.inserted.values()].map((row) => toDrizzle(row));
+    const written = await tx
+      .insert(table)
+      .values(values as InsertOf<typeof sales>[])
+      .onConflictDoNothing()
+      .returning({ id: table.id });
+    if (written.length !== this.inserted.size) {
+      const done = new Set(written.map((row) => row.id));
+      const lost = [...this.inserted.keys()].filter((id) => !done.has(id));
+      throw new MirrorInsertRaceError(this.tableName(), lost);
+    }
+  }
+
+  /**
+   * One UPDATE for every changed row: each row's changes travel as one jsonb document, and a
+   * column takes the document's value only when the document names it.
+   */
+  private async writeUpdates(tx: Tx): Promise<void> {
+    if (this.changed.size === 0) return;
+    const named = new Set<string>();
+    const documents = [...this.changed].map(([id, fields]) => {
+      const document: Record<string, unknown> = { id };
+      for (const [key, value] of Object.entries(fields)) {
+        const column = this.columns[key];
+        if (!column || key === 'id') continue;
+        named.add(key);
+        // 'now' is Postgres's input for the transaction's start time, the same as now().
+        document[column.name] = value === TX_NOW ? 'now' : value;
+      }
+      return document;
+    });
+    const assignments = [...named].map((key) => {
+      const column = this.columns[key]!;
+      const name = sql.raw(`'${column.name}'`);
+      const type = column.getSQLType();
+      const value: SQL =
+        type === 'jsonb'
+          ? sql`nullif(v.doc -> ${name}, 'null'::jsonb)`
+          : sql`(v.doc ->> ${name})::${sql.raw(type)}`;
+      const target = sql.identifier(column.name);
+      return sql`${target} = case when v.doc ? ${name} then ${value} else t.${target} end`;
+    });
+    await tx.execute(sql`
+      update ${this.table} as t
+         set ${sql.join(assignments, sql`, `)}, updated_at = now()
+        from jsonb_array_elements(${JSON.stringify(documents)}::jsonb) as v(doc)
+       where t.id = (v.doc ->> 'id')::bigint`);
+  }
+
+  private tableName(): string {
+    return this.table === sales ? 'sale' : 'withdrawal';
+  }
+}
+
+function toDrizzle<Row extends object>(row: Row): Row {
+  const entries = Object.entries(row).map(([key, value]) => [
+    key,
+    value === TX_NOW ? sql`now()` : value,
+  ]);
+  return Object.fromEntries(entries) as Row;
+}
+
+/** In memory a TX_NOW reads back as a Date: close enough, and nothing decides on it. */
+function withClock<Row extends object>(row: Row): Row {
+  const entries = Object.entries(row).map(([key, value]) => [
+    key,
+    value === TX_NOW ? new Date() : value,
+  ]);
+  return Object.fromEntries(entries) as Row;
+}
+
+/**
+ * Runs a transaction again when it lost an insert race (another transaction created a record
+ * between our lock and our insert): the next run finds the record and locks it.
+ */
+export async function retryingInsertRaces<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof MirrorInsertRaceError) || attempt >= attempts) throw error;
+    }
+  }
+}

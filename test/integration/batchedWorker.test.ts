@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboxEvents } from '../../src/db/schema.js';
+import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import { SALE_STATUSES } from '../../src/domain/saleMachine.js';
+import { WITHDRAWAL_STATUSES } from '../../src/domain/withdrawalMachine.js';
+import { processInboxBatch } from '../../src/worker/processInboxBatch.js';
+import { processInboxEvent, type ProcessDeps } from '../../src/worker/processInboxEvent.js';
+import type { ProcessResult } from '../../src/worker/workerOutcome.js';
+import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../support/services.js';
+
+// The batch path must leave the mirror exactly as the one-by-one path does, for any sequence
+// of deliveries cut into any batches: same rows, history, items, outcomes, discrepancies.
+let oneByOne: TestDatabase;
+let batched: TestDatabase;
+
+beforeAll(async () => {
+  [oneByOne, batched] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+});
+afterAll(async () => {
+  await Promise.all([oneByOne?.drop(), batched?.drop()]);
+});
+
+type Delivery = { channel: 'postback' | 'webhook'; payload: Record<string, unknown> };
+
+const saleDelivery = fc
+  .record({
+    channel: fc.constantFrom('postback' as const, 'webhook' as const),
+    id: fc.constantFrom(1001, 1002, 1003),
+    status: fc.constantFrom(...SALE_STATUSES),
+    paymentMethod: fc.constantFrom('PIX', 'CREDIT_CARD', 'BOLETO'),
+    amount: fc.constantFrom('15000', '15001'),
+    customerName: fc.option(fc.constant('Maria da Silva'), { nil: null }),
+    items: fc.option(fc.subarray([1, 2, 3], { minLength: 1 }), { nil: undefined }),
+  })
+  .map(({ channel, id, items, ...sale }): Delivery => {
+    const fields = {
+      id,
+      ...sale,
+      ...(items === undefined
+        ? { saleItems: undefined }
+        : {
+            saleItems: items.map((item) => ({
+              id: item,
+              saleId: id,
+              title: `item ${item}`,
+              unitPrice: '500',
+              quantity: 1,
+              tangible: true,
+            })),
+          }),
+    };
+    return {
+      channel,
+      payload: channel === 'postback' ? postbackBody(fields) : webhookSaleBody(fields),
+    };
+  });
+
+const withdrawalDelivery = fc
+  .record({
+    id: fc.constantFrom(2001, 2002),
+    status: fc.constantFrom(...WITHDRAWAL_STATUSES),
+    updatedAt: fc.constantFrom(
+      '2026-11-20T10:00:00.000Z',
+      '2026-11-20T11:00:00.000Z',
+      '2026-11-20T12:00:00.000Z',
+    ),
+    pixKey: fc.option(fc.constant('12345678909'), { nil: null }),
+  })
+  .map((w): Delivery => ({ channel: 'webhook', payload: withdrawalBody(w) }));
+
+const unparseable = fc.constant<Delivery>({ channel: 'postback', payload: { id: 'not a sale' } });
+
+const deliveries = fc.array(
+  fc.oneof(
+    { arbitrary: saleDelivery, weight: 6 },
+    { arbitrary: withdrawalDelivery, weight: 3 },
+    { arbitrary: unparseable, weight: 1 },
+  ),
+  { minLength: 1, maxLength: 16 },
+);
+
+describe('processInboxBatch', () => {
+  it('leaves the mirror as processInboxEvent does, one row after another', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        deliveries,
+        fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 16, maxLength: 16 }),
+        async (sequence, cuts) => {
+          await Promise.all([reset(oneByOne), reset(batched)]);
+          const ids = await storeAll(oneByOne, sequence);
+          expect(await storeAll(batched, sequence)).toEqual(ids);
+
+          const single = deps(oneByOne);
+          const expected = new Map<number, ProcessResult>();
+          for (const id of ids) expected.set(id, await processInboxEvent(single, id));
+
+          const together = deps(batched);
+          const actual = new Map<number, ProcessResult>();
+          let from = 0;
+          for (const size of cuts) {
+            const batch = ids.slice(from, from + size);
+            from += size;
+            if (batch.length === 0) break;
+            for (const [id, result] of await processInboxBatch(together, batch)) {
+              expect(result.kind).not.toBe('alone');
+              actual.set(id, result as ProcessResult);
+            }
+          }
+          for (const id of ids.slice(from)) actual.set(id, await processInboxEvent(together, id));
+
+          expect(actual).toEqual(expected);
+          expect(await snapshot(batched)).toEqual(await snapshot(oneByOne));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 180_000);
+
+  it('skips rows already finished and reports ids it does not know', async () => {
+    await reset(batched);
+    const [id] = await storeAll(batched, [
+      { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO' }) },
+    ]);
+    const first = await processInboxBatch(deps(batched), [id!, 999_999]);
+    expect(first.get(id!)).toMatchObject({ kind: 'done', outcome: 'applied' });
+    expect(first.get(999_999)).toEqual({ kind: 'missing' });
+    const again = await processInboxBatch(deps(batched), [id!]);
+    expect(again.get(id!)).toEqual({ kind: 'skipped', state: 'processed' });
+  });
+});
+
+function deps(db: TestDatabase): ProcessDeps {
+  const now = new Date('2026-11-21T00:00:00.000Z');
+  return { db: db.database.db, gateway: null, policy: DEFAULT_WATCH_POLICY, now: () => now };
+}
+
+async function reset(db: TestDatabase): Promise<void> {
+  await db.database.sql`truncate sales, sale_items, withdrawals, status_history,
+    reconciliation_discrepancies, inbox_events restart identity cascade`;
+}
+
+async function storeAll(db: TestDatabase, sequence: readonly Delivery[]): Promise<number[]> {
+  const rows = sequence.map(({ channel, payload }, index) => {
+    const raw = Buffer.from(JSON.stringify(payload));
+    const known = typeof payload.id === 'number';
+    return {
+      channel,
+      // As the ingress sets them: the cross-channel check looks rows up by these.
+      resourceType: known ? (payload.type === 'WITHDRAWAL' ? 'withdrawal' : 'sale') : null,
+      resourceId: known ? (payload.id as number) : null,
+      notifiedStatus: known ? (payload.status as string) : null,
+      eventKey: `test:${index}`,
+      rawBody: raw,
+      payload,
+      bodySha256: createHash('sha256').update(raw).digest('hex'),
+      headers: {},
+      state: 'pending',
+      receivedAt: new Date('2026-11-20T12:00:00.000Z'),
+    };
+  });
+  const stored = await db.database.db
+    .insert(inboxEvents)
+    .values(rows)
+    .returning({ id: inboxEvents.id });
+  return stored.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** Everything the worker writes, without the columns that hold the wall clock. */
+async function snapshot(db: TestDatabase): Promise<Record<string, unknown>> {
+  const query = (text: string) => db.database.db.execute(sql.raw(text));
+  const [sales, items, withdrawals, history, inbox, discrepancies] = await Promise.all([
+    query(`select id, status, payment_method, amount_cents, fee_cents, customer_name,
+                  customer_email, customer_document, customer_phone, pix_code, boleto_code,
+                  external_transaction_id, shipping, created_at, next_reconcile_at,
+                  reconcile_requested_at is not null as reconcile_requested, reconcile_reason
+             from sales order by id`),
+    query(`select * from sale_items order by sale_id, item_id`),
+    query(`select id, status, amount_cents, pix_key, pix_key_type, external_id, created_at,
+                  gateway_updated_at, processed_at, next_reconcile_at
+             from withdrawals order by id`),
+    query(`select resource_type, resource_id, from_status, to_status, source, inbox_event_id
+             from status_history order by inbox_event_id`),
+    query(`select id, state, outcome, quarantine_reason, last_error, attempts,
+                  processed_at is not null as processed
+             from inbox_events order by id`),
+    query(`select resource_type, resource_id, field, mirror_value, gateway_value, action,
+                  source, inbox_event_id
+             from reconciliation_discrepancies order by inbox_event_id`),
+  ]);
+  return { sales, items, withdrawals, history, inbox, discrepancies };
+}
