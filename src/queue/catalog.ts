@@ -97,3 +97,33 @@ export async function enqueueNotifications(
     })),
   );
 }
+
+/**
+ * Frees the job ids of these inbox rows where a job holds the id but will never run: a finished
+ * job (completed or failed) or one in no state at all. Finished jobs are removed as they finish
+ * (notificationJobOptions), so one still there was left by Redis losing keys under a running
+ * worker: a job whose hash was deleted while its id stayed in the wait list is taken by BullMQ
+ * all the same, its hash re-created without data or options, and it fails and stays; a hash
+ * that outlived its wait list is in no state. An add dedupes on the job id, so without this the
+ * row would stay pending for good. Waiting, delayed and active jobs are left alone. Returns how
+ * many jobs it removed.
+ */
+export async function releaseDeadNotificationJobs(
+  queue: NotificationQueue,
+  inboxEventIds: readonly number[],
+): Promise<number> {
+  const dead = await Promise.all(
+    inboxEventIds.map(async (inboxEventId) => {
+      const jobId = notificationJobId(inboxEventId);
+      const state = await queue.getJobState(jobId);
+      if (state === 'completed' || state === 'failed') return jobId;
+      if (state === 'unknown' && (await queue.getJob(jobId)) !== undefined) return jobId;
+      return null;
+    }),
+  );
+  // remove() leaves a locked (active) job alone: it answers 0 for it.
+  const removed = await Promise.all(
+    dead.map((jobId) => (jobId === null ? 0 : queue.remove(jobId))),
+  );
+  return removed.filter((result) => result === 1).length;
+}

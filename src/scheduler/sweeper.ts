@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { runPeriodically, type PeriodicTask } from './periodic.js';
 import {
   enqueueNotifications,
+  releaseDeadNotificationJobs,
   type NotificationQueue,
   type RetryPolicy,
 } from '../queue/catalog.js';
@@ -16,14 +17,23 @@ export interface SweeperDeps {
   readonly batchSize?: number;
 }
 
+export interface SweepResult {
+  /** Pending rows enqueued again. */
+  readonly requeued: number;
+  /** Dead jobs removed first because they held a pending row's job id. */
+  readonly released: number;
+}
+
 /**
  * Re-enqueues inbox rows still pending: Redis lost its jobs, or a process died between the
- * INSERT and the add. Job ids come from the rows, so a job still queued is not duplicated.
- * Returns how many rows it put back.
+ * INSERT and the add. Job ids come from the rows, so a job still queued is not duplicated;
+ * a dead job holding a row's id (left by keys deleted under a running worker) is removed first,
+ * or the add would be a no-op.
  */
-export async function sweepPendingInbox(deps: SweeperDeps): Promise<number> {
+export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult> {
   const batchSize = deps.batchSize ?? 500;
-  let total = 0;
+  let requeued = 0;
+  let released = 0;
   for (;;) {
     const rows = await deps.sql<{ id: string }[]>`
       update inbox_events set enqueued_at = now()
@@ -37,9 +47,10 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<number> {
           for update skip locked)
       returning id`;
     const ids = rows.map((row) => Number(row.id));
+    released += await releaseDeadNotificationJobs(deps.queue, ids);
     await enqueueNotifications(deps.queue, ids, deps.retry);
-    total += ids.length;
-    if (ids.length < batchSize) return total;
+    requeued += ids.length;
+    if (ids.length < batchSize) return { requeued, released };
   }
 }
 
@@ -53,9 +64,12 @@ export function startSweeperLoop(
   return runPeriodically(
     'sweep',
     async () => {
-      const count = await sweepPendingInbox(deps);
-      onSwept(count);
-      if (count > 0) logger.info({ count }, 'sweeper re-enqueued pending inbox rows');
+      const { requeued, released } = await sweepPendingInbox(deps);
+      onSwept(requeued);
+      if (released > 0) {
+        logger.warn({ released }, "sweeper removed dead jobs that held pending rows' job ids");
+      }
+      if (requeued > 0) logger.info({ count: requeued }, 'sweeper re-enqueued pending inbox rows');
       return { again: false };
     },
     intervalSeconds * 1000,
