@@ -1,11 +1,16 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
 import { mountAdminBoard } from './adminBoard.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Channel } from '../notifications/notification.js';
-import { ingestPostback, ingestWebhook, type IngestDeps } from './ingest.js';
-import { answerFor, NOT_FOUND, type HttpAnswer, type IngestOutcome } from './outcome.js';
+import type { IngestDeps } from './ingest.js';
+import {
+  createNotificationRoutes,
+  plainNotificationRoute,
+  type NotificationRoutes,
+} from './notificationRoutes.js';
+import { NOT_FOUND, type HttpAnswer } from './outcome.js';
 
 export interface ReadinessCheck {
   /** checks: name → null when healthy, else what is wrong; notes: said, not judged. */
@@ -23,29 +28,39 @@ export interface HttpAppDeps {
 }
 
 /**
+ * The server's request listener. The two notification routes in their plain form (`POST
+ * /postbacks`, `POST /webhooks/<token>`) are answered on node:http directly: they read their own
+ * raw body and need nothing of Express, whose routing and res.json are a tenth of the ingress's
+ * CPU. Every other request goes to the Express app, those routes' other spellings too (a query
+ * string, a trailing slash, other letter case), and gets the same answer from the same code.
+ */
+export function createRequestListener(deps: HttpAppDeps): RequestListener {
+  const routes = deps.ingest
+    ? createNotificationRoutes(deps.ingest, deps.metrics, deps.logger)
+    : null;
+  const app = createHttpApp(deps, routes);
+  if (!routes) return app;
+  return (req, res) => {
+    const route = plainNotificationRoute(req.method, req.url);
+    if (route === null) app(req, res);
+    else if (route.channel === 'postback') routes.postback(req, res);
+    else routes.webhook(req, res, route.token);
+  };
+}
+
+/**
  * The HTTP surface of every role. The notification routes read their own raw body (no body
  * parser, no per-request middleware) because the signature is computed over the exact bytes.
  */
-export function createHttpApp(deps: HttpAppDeps): Express {
+export function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | null): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', false);
 
-  const ingest = deps.ingest;
-  if (ingest) {
-    app.post('/postbacks', (req, res) => {
-      void ingestPostback(req, ingest).then(
-        (outcome) => respond(res, '/postbacks', 'postback', outcome, deps),
-        (error: unknown) => failed(res, ingest, error),
-      );
-    });
-    app.post('/webhooks/:token', (req, res) => {
-      void ingestWebhook(req, req.params.token, ingest).then(
-        (outcome) => respond(res, '/webhooks/:token', 'webhook', outcome, deps),
-        (error: unknown) => failed(res, ingest, error),
-      );
-    });
+  if (routes) {
+    app.post('/postbacks', (req, res) => routes.postback(req, res));
+    app.post('/webhooks/:token', (req, res) => routes.webhook(req, res, req.params.token));
   }
 
   app.get('/healthz', (_req, res) => {
@@ -87,39 +102,6 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     send(res, { status: 500, body: { error: 'internal error' } });
   });
   return app;
-}
-
-function respond(
-  res: Response,
-  route: string,
-  channel: Channel,
-  outcome: IngestOutcome,
-  deps: HttpAppDeps,
-): void {
-  if (outcome.kind === 'rejected') {
-    // The route, never the URL: a webhook URL carries the token.
-    deps.logger.warn(
-      { route, channel, reason: outcome.reason, source: res.req.socket.remoteAddress },
-      'delivery rejected',
-    );
-  }
-  if (outcome.kind === 'accepted') deps.metrics.markAccepted();
-  deps.metrics.deliveries.inc({
-    channel,
-    outcome: outcome.kind,
-    reason: outcome.kind === 'rejected' ? outcome.reason : '',
-  });
-  const answer = answerFor(outcome);
-  if (outcome.kind === 'rejected' && outcome.reason === 'body_too_large') {
-    // The rest of the body was not read: do not keep the connection for another request.
-    res.setHeader('connection', 'close');
-  }
-  send(res, answer);
-}
-
-function failed(res: Response, deps: IngestDeps, error: unknown): void {
-  deps.logger.error({ err: error }, 'unexpected ingress failure');
-  send(res, { status: 500, body: { error: 'internal error' } });
 }
 
 function send(res: Response, answer: HttpAnswer): void {

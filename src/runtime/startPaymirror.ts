@@ -11,7 +11,7 @@ import { createSpool } from '../inbox/spool.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
 import { runPeriodically } from '../scheduler/periodic.js';
-import { createHttpApp } from '../ingress/app.js';
+import { createRequestListener } from '../ingress/app.js';
 import { createAuthFailureLimiter } from '../ingress/authFailureLimiter.js';
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
@@ -167,7 +167,7 @@ export async function startPaymirror(
       : {}),
   });
 
-  const app = createHttpApp({
+  const listener = createRequestListener({
     metrics,
     logger,
     ingest,
@@ -201,7 +201,7 @@ export async function startPaymirror(
       // Node checks both timeouts only this often (default 30 s): well within the shorter one.
       connectionsCheckingInterval: Math.min(1000, Math.ceil(config.http.headersTimeoutMs / 4)),
     },
-    app,
+    listener,
   );
   server.listen(config.port, config.host);
   await once(server, 'listening');
