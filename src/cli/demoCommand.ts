@@ -2,8 +2,6 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { DEMO_FAULTS, demoOptionsSchema } from '../demo/options.js';
-import { createProgress } from '../demo/progress.js';
-import { runDemo } from '../demo/runDemo.js';
 import { exitOnError } from './environment.js';
 
 const DEFAULT_DEMO_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror_demo';
@@ -75,6 +73,11 @@ export function registerDemoCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
+        // Loaded only when the demo runs (it brings the sandbox and the whole pipeline).
+        const [{ runDemo }, { createProgress }] = await Promise.all([
+          import('../demo/runDemo.js'),
+          import('../demo/progress.js'),
+        ]);
         const result = await runDemo({
           databaseUrl: env.DEMO_DATABASE_URL,
           redisUrl: env.REDIS_URL,

@@ -1,17 +1,20 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import {
-  markForReplay,
-  listInbox,
-  showInbox,
-  type ReplaySelection,
-} from '../inbox/inboxQueries.js';
-import { reverifyRejected } from '../ingress/reverifyRejected.js';
-import { createSourceAllowlist } from '../ingress/webhookAuth.js';
-import { enqueueNotifications } from '../queue/catalog.js';
+import type { ReplaySelection } from '../inbox/inboxQueries.js';
 import { exitOnError } from './environment.js';
 import { formatOption, formatTable, parseDuration, print, type OutputFormat } from './format.js';
 import { parseId } from './reconcileCommands.js';
-import { withDatabase, withQueue } from './storageContext.js';
+
+/** What the inbox commands run, loaded when one of them runs (not for the other commands). */
+async function load() {
+  const [inboxQueries, reverify, webhookAuth, catalog, storage] = await Promise.all([
+    import('../inbox/inboxQueries.js'),
+    import('../ingress/reverifyRejected.js'),
+    import('../ingress/webhookAuth.js'),
+    import('../queue/catalog.js'),
+    import('./storageContext.js'),
+  ]);
+  return { ...inboxQueries, ...reverify, ...webhookAuth, ...catalog, ...storage };
+}
 
 function parseResource(value: string): { type: 'sale' | 'withdrawal'; id: number } {
   const match = /^(sale|withdrawal):([0-9]{1,15})$/.exec(value);
@@ -50,6 +53,7 @@ export function registerInboxCommands(program: Command): void {
         format: OutputFormat;
       }) =>
         run(async () => {
+          const { listInbox, withDatabase } = await load();
           const rows = await withDatabase(({ database }) =>
             listInbox(database.sql, {
               limit: options.limit,
@@ -66,6 +70,7 @@ export function registerInboxCommands(program: Command): void {
     .description('one inbox row: raw body, headers kept, outcome, attempts, last error')
     .action(async (id: string) =>
       run(async () => {
+        const { showInbox, withDatabase } = await load();
         const detail = await withDatabase(({ database }) => showInbox(database.sql, parseId(id)));
         if (!detail) {
           process.stderr.write(`paymirror: no inbox row ${id}\n`);
@@ -94,6 +99,7 @@ export function registerInboxCommands(program: Command): void {
           id !== undefined
             ? { kind: 'one', id: parseId(id) }
             : { kind: 'state', state: options.failed ? 'failed' : 'quarantined' };
+        const { enqueueNotifications, markForReplay, withDatabase, withQueue } = await load();
         const ids = await withDatabase(async ({ config, database }) => {
           const marked = await markForReplay(database.sql, selection);
           await withQueue(config, (queue) =>
@@ -118,6 +124,7 @@ export function registerInboxCommands(program: Command): void {
     .addOption(formatOption())
     .action(async (options: { since?: number; limit: number; format: OutputFormat }) =>
       run(async () => {
+        const { withDatabase } = await load();
         const rows = await withDatabase(async ({ database }) => {
           const sql = database.sql;
           return sql`
@@ -138,6 +145,13 @@ export function registerInboxCommands(program: Command): void {
     )
     .action(async () =>
       run(async () => {
+        const {
+          createSourceAllowlist,
+          enqueueNotifications,
+          reverifyRejected,
+          withDatabase,
+          withQueue,
+        } = await load();
         const summary = await withDatabase(async ({ config, database }) => {
           const result = await reverifyRejected(database.sql, {
             postbackSecrets: config.postbackSecrets,

@@ -1,12 +1,6 @@
-import { Redis } from 'ioredis';
 import type { Command } from 'commander';
-import { pruneOld } from '../inbox/prune.js';
-import { runChecks } from '../operations/doctor.js';
-import { gatewayClientFor } from '../runtime/gatewayClient.js';
-import { createDatabase } from '../db/client.js';
 import { exitOnError, loadConfig } from './environment.js';
 import { formatTable, parseDuration } from './format.js';
-import { withDatabase } from './storageContext.js';
 
 export function registerMaintenanceCommands(program: Command): void {
   program
@@ -17,6 +11,13 @@ export function registerMaintenanceCommands(program: Command): void {
     .action(async () => {
       try {
         const config = loadConfig();
+        const [{ Redis }, { runChecks }, { gatewayClientFor }, { createDatabase }] =
+          await Promise.all([
+            import('ioredis'),
+            import('../operations/doctor.js'),
+            import('../runtime/gatewayClient.js'),
+            import('../db/client.js'),
+          ]);
         const database = createDatabase(config.databaseUrl, { max: 1 });
         const redis = new Redis(config.redisUrl, {
           maxRetriesPerRequest: 1,
@@ -56,6 +57,10 @@ export function registerMaintenanceCommands(program: Command): void {
     .requiredOption('--older-than <duration>', 'e.g. 90d', parseDuration)
     .action(async (options: { olderThan: number }) => {
       try {
+        const [{ pruneOld }, { withDatabase }] = await Promise.all([
+          import('../inbox/prune.js'),
+          import('./storageContext.js'),
+        ]);
         const summary = await withDatabase(({ database }) =>
           pruneOld(database.sql, options.olderThan),
         );

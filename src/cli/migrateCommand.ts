@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { redactUrl, runMigrations } from '../db/migrate.js';
 import { exitOnError, loadConfig } from './environment.js';
 
 export function registerMigrateCommand(program: Command): void {
@@ -9,6 +8,7 @@ export function registerMigrateCommand(program: Command): void {
     .action(async () => {
       try {
         const config = loadConfig();
+        const { redactUrl, runMigrations } = await import('../db/migrate.js');
         await runMigrations(config.databaseUrl);
         process.stdout.write(`migrations applied to ${redactUrl(config.databaseUrl)}\n`);
       } catch (error) {

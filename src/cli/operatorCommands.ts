@@ -1,9 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { centsFromReaisString, MoneyError } from '../domain/money.js';
 import { GatewayError, PIX_KEY_TYPES, type PixKeyType } from '../gateway/index.js';
-import { requestCashout } from '../operations/requestCashout.js';
 import { exitOnError } from './environment.js';
-import { withGatewayContext } from './gatewayContext.js';
 import { parseId } from './reconcileCommands.js';
 
 function parseReais(value: string): number {
@@ -25,14 +23,18 @@ export function registerOperatorCommands(program: Command): void {
       new Option('--pix-key-type <type>', 'PIX key type').choices(PIX_KEY_TYPES).default('CPF'),
     )
     .action(async (options: { amount: number; pixKey: string; pixKeyType: PixKeyType }) => {
-      await answerOrTypedError(() =>
-        withGatewayContext(({ config, database, gateway }) =>
+      await answerOrTypedError(async () => {
+        const [{ requestCashout }, { withGatewayContext }] = await Promise.all([
+          import('../operations/requestCashout.js'),
+          import('./gatewayContext.js'),
+        ]);
+        return withGatewayContext(({ config, database, gateway }) =>
           requestCashout(
             { db: database.db, gateway, policy: config.watchPolicy },
             { amountCents: options.amount, pixKey: options.pixKey, pixKeyType: options.pixKeyType },
           ),
-        ),
-      );
+        );
+      });
     });
 
   program
@@ -41,9 +43,10 @@ export function registerOperatorCommands(program: Command): void {
     .command('get <id>')
     .description("print the gateway's record of a sale")
     .action(async (id: string) => {
-      await answerOrTypedError(() =>
-        withGatewayContext(({ gateway }) => gateway.getTransaction(parseId(id))),
-      );
+      await answerOrTypedError(async () => {
+        const { withGatewayContext } = await import('./gatewayContext.js');
+        return withGatewayContext(({ gateway }) => gateway.getTransaction(parseId(id)));
+      });
     });
 }
 

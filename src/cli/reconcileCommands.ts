@@ -1,10 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { backfillSales } from '../reconciler/backfillSales.js';
-import { withPassLock } from '../reconciler/passLock.js';
-import { runReconcilePass, type PassSummary } from '../reconciler/reconcilePass.js';
+import type { PassSummary } from '../reconciler/reconcilePass.js';
 import type { PassSelection } from '../reconciler/selectCandidates.js';
 import { exitOnError } from './environment.js';
-import { progressPrinter, withGatewayContext } from './gatewayContext.js';
 
 /** How long `reconcile` waits for a pass another process is running (DESIGN 7). */
 const WAIT_FOR_RUNNING_PASS_MS = 120_000;
@@ -46,6 +43,10 @@ export function registerReconcileCommands(program: Command): void {
     .requiredOption('--to-id <id>', 'last sale id to probe', parseId)
     .action(async (options: { fromId: number; toId: number }) => {
       try {
+        const [{ backfillSales }, { progressPrinter, withGatewayContext }] = await Promise.all([
+          import('../reconciler/backfillSales.js'),
+          import('./gatewayContext.js'),
+        ]);
         const summary = await withGatewayContext(({ config, database, gateway, logger }) =>
           backfillSales(
             {
@@ -73,6 +74,12 @@ export function registerReconcileCommands(program: Command): void {
 async function runPass(selection: PassSelection, trigger: string): Promise<void> {
   let summary: PassSummary | null;
   try {
+    const [{ withPassLock }, { runReconcilePass }, { progressPrinter, withGatewayContext }] =
+      await Promise.all([
+        import('../reconciler/passLock.js'),
+        import('../reconciler/reconcilePass.js'),
+        import('./gatewayContext.js'),
+      ]);
     summary = await withGatewayContext(({ config, database, gateway, logger }) =>
       withPassLock(database.sql, WAIT_FOR_RUNNING_PASS_MS, () =>
         runReconcilePass(

@@ -1,17 +1,7 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
-import { createDatabase } from '../db/client.js';
-import { runMigrations } from '../db/migrate.js';
-import {
-  REPORT_FORMATS,
-  REPORT_NAMES,
-  REPORTS,
-  dayRangeSchema,
-  daySchema,
-  renderReport,
-  runReport,
-  type ReportFormat,
-  type ReportName,
-} from '../reports/index.js';
+import { dayRangeSchema, daySchema } from '../reports/dayRange.js';
+import { REPORT_NAMES, type ReportName } from '../reports/names.js';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/render.js';
 import { exitOnError, loadConfig } from './environment.js';
 
 function parseDay(value: string): string {
@@ -46,9 +36,15 @@ export function registerReportCommand(program: Command): void {
         to: options.to ?? null,
       });
       if (!range.success) command.error(`error: ${range.error.issues[0]?.message ?? 'bad range'}`);
-      const report = REPORTS[name];
       let output: string;
       try {
+        const [{ createDatabase }, { runMigrations }, { REPORTS, renderReport, runReport }] =
+          await Promise.all([
+            import('../db/client.js'),
+            import('../db/migrate.js'),
+            import('../reports/index.js'),
+          ]);
+        const report = REPORTS[name];
         const config = loadConfig();
         await runMigrations(config.databaseUrl);
         const database = createDatabase(config.databaseUrl, { max: 1 });

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createLogger } from '../log/logger.js';
-import { createSandbox, generateKeyPair, sandboxOptionsSchema } from '../sandbox/index.js';
 import { exitOnError } from './environment.js';
 
 interface SandboxFlags {
@@ -45,6 +44,8 @@ export function registerSandboxCommand(program: Command): void {
 }
 
 async function runSandbox(flags: SandboxFlags): Promise<void> {
+  const { createSandbox, generateKeyPair, sandboxOptionsSchema } =
+    await import('../sandbox/index.js');
   const keys = generateKeyPair();
   const generatedSecret = randomBytes(24).toString('base64url');
   const options = sandboxOptionsSchema.parse({

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
-import { ensureNotificationSecrets, type GeneratedSecrets } from '../config/developmentSecrets.js';
-import { redactUrl, runMigrations } from '../db/migrate.js';
-import { parseRoles } from '../runtime/roles.js';
-import { startPaymirror } from '../runtime/startPaymirror.js';
+import type { GeneratedSecrets } from '../config/developmentSecrets.js';
 import { exitOnError, loadConfig, loggerFor } from './environment.js';
 
 export function registerStartCommand(program: Command): void {
@@ -29,6 +26,18 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
   // Listen before anything slow (migrations, connections): a SIGTERM that comes during
   // start-up waits for it to finish and then drains, instead of killing the process mid-way.
   const signalled = nextTerminationSignal();
+  // Loaded here, not at the top: the other commands (and --help) never load the runtime.
+  const [
+    { ensureNotificationSecrets },
+    { redactUrl, runMigrations },
+    { parseRoles },
+    { startPaymirror },
+  ] = await Promise.all([
+    import('../config/developmentSecrets.js'),
+    import('../db/migrate.js'),
+    import('../runtime/roles.js'),
+    import('../runtime/startPaymirror.js'),
+  ]);
   const roles = parseRoles(options.role);
   const { config, generated } = ensureNotificationSecrets(loadConfig());
   const logger = loggerFor(config);

@@ -4,11 +4,11 @@
 import { dailyTotalsReport } from './dailyTotals.js';
 import { discrepanciesByRunReport } from './discrepanciesByRun.js';
 import { openDisputesReport } from './openDisputes.js';
+import type { ReportName } from './names.js';
 import type { ReportDefinition } from './report.js';
 import { withdrawalsDailyReport } from './withdrawalsDaily.js';
 
-export const REPORT_NAMES = ['daily', 'disputes', 'withdrawals', 'discrepancies'] as const;
-export type ReportName = (typeof REPORT_NAMES)[number];
+export { REPORT_NAMES, type ReportName } from './names.js';
 
 export const REPORTS: Readonly<Record<ReportName, ReportDefinition>> = {
   daily: dailyTotalsReport,
