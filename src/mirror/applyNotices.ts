@@ -1,4 +1,5 @@
 import type { Tx } from '../db/client.js';
+import { insertRows } from '../db/jsonRows.js';
 import { saleItems, sales, statusHistory, withdrawals } from '../db/schema.js';
 import type { Notice, SaleNotice } from '../notifications/notification.js';
 import type { ChangeContext } from './history.js';
@@ -74,8 +75,8 @@ export async function applyNotices(
 
   await saleRows.write(tx);
   await withdrawalRows.write(tx);
-  if (items.length > 0) await tx.insert(saleItems).values(items).onConflictDoNothing();
-  if (history.length > 0) await tx.insert(statusHistory).values(history);
+  await insertRows(tx, saleItems, items, { skipConflicts: true });
+  await insertRows(tx, statusHistory, history);
   return results;
 }
 

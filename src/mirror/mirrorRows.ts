@@ -1,6 +1,9 @@
-import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, inArray } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
+import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { sales, withdrawals } from '../db/schema.js';
+
+export { TX_NOW } from '../db/jsonRows.js';
 
 type MirrorTable = typeof sales | typeof withdrawals;
 type RowOf<T extends MirrorTable> = T['$inferSelect'];
@@ -8,10 +11,6 @@ type InsertOf<T extends MirrorTable> = T['$inferInsert'];
 export type ChangeOf<T extends MirrorTable> = {
   -readonly [K in keyof InsertOf<T>]?: InsertOf<T>[K] | TxNow;
 };
-
-/** "The transaction's now()", for a column a change sets to the database's clock. */
-export const TX_NOW = Symbol('now()');
-export type TxNow = typeof TX_NOW;
 
 export class MirrorInsertRaceError extends Error {
   override readonly name = 'MirrorInsertRaceError';
@@ -30,7 +29,7 @@ export class MirrorRows<T extends MirrorTable> {
   private readonly current = new Map<number, RowOf<T>>();
   private readonly inserted = new Map<number, ChangeOf<T>>();
   private readonly changed = new Map<number, ChangeOf<T>>();
-  private readonly columns: Record<string, { name: string; getSQLType(): string }>;
+  private readonly columns: Record<string, unknown>;
 
   constructor(private readonly table: T) {
     this.columns = getTableColumns(table);
@@ -78,67 +77,25 @@ export class MirrorRows<T extends MirrorTable> {
 
   private async writeInserts(tx: Tx): Promise<void> {
     if (this.inserted.size === 0) return;
-    const table = this.table as typeof sales;
-    const values = [...this.inserted.values()].map((row) => toDrizzle(row));
-    const written = await tx
-      .insert(table)
-      .values(values as InsertOf<typeof sales>[])
-      .onConflictDoNothing()
-      .returning({ id: table.id });
+    const written = await insertRows(tx, this.table, [...this.inserted.values()], {
+      returningIds: true,
+      skipConflicts: true,
+    });
     if (written.length !== this.inserted.size) {
-      const done = new Set(written.map((row) => row.id));
+      const done = new Set(written);
       const lost = [...this.inserted.keys()].filter((id) => !done.has(id));
       throw new MirrorInsertRaceError(this.tableName(), lost);
     }
   }
 
-  /**
-   * One UPDATE for every changed row: each row's changes travel as one jsonb document, and a
-   * column takes the document's value only when the document names it.
-   */
   private async writeUpdates(tx: Tx): Promise<void> {
-    if (this.changed.size === 0) return;
-    const named = new Set<string>();
-    const documents = [...this.changed].map(([id, fields]) => {
-      const document: Record<string, unknown> = { id };
-      for (const [key, value] of Object.entries(fields)) {
-        const column = this.columns[key];
-        if (!column || key === 'id') continue;
-        named.add(key);
-        // 'now' is Postgres's input for the transaction's start time, the same as now().
-        document[column.name] = value === TX_NOW ? 'now' : value;
-      }
-      return document;
-    });
-    const assignments = [...named].map((key) => {
-      const column = this.columns[key]!;
-      const name = sql.raw(`'${column.name}'`);
-      const type = column.getSQLType();
-      const value: SQL =
-        type === 'jsonb'
-          ? sql`nullif(v.doc -> ${name}, 'null'::jsonb)`
-          : sql`(v.doc ->> ${name})::${sql.raw(type)}`;
-      const target = sql.identifier(column.name);
-      return sql`${target} = case when v.doc ? ${name} then ${value} else t.${target} end`;
-    });
-    await tx.execute(sql`
-      update ${this.table} as t
-         set ${sql.join(assignments, sql`, `)}, updated_at = now()
-        from jsonb_array_elements(${JSON.stringify(documents)}::jsonb) as v(doc)
-       where t.id = (v.doc ->> 'id')::bigint`);
+    const rows = [...this.changed].map(([id, fields]) => ({ ...fields, id }));
+    await updateRowsById(tx, this.table, rows);
   }
 
   private tableName(): string {
     return this.table === sales ? 'sale' : 'withdrawal';
   }
-}
-
-function toDrizzle<Row extends object>(row: Row): Row {
-  const entries = Object.entries(row).map(([key, value]) => [
-    key,
-    value === TX_NOW ? sql`now()` : value,
-  ]);
-  return Object.fromEntries(entries) as Row;
 }
 
 /** In memory a TX_NOW reads back as a Date: close enough, and nothing decides on it. */

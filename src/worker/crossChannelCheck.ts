@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
+import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies } from '../db/schema.js';
 import type { Channel, SaleNotice } from '../notifications/notification.js';
 
@@ -76,7 +77,7 @@ export async function recordCrossChannelDisagreements(
       latest.set(own, { id: inboxEventId, amount: payloadAmount });
     }
   }
-  if (discrepancies.length > 0) await tx.insert(reconciliationDiscrepancies).values(discrepancies);
+  await insertRows(tx, reconciliationDiscrepancies, discrepancies);
   return disagreeing;
 }
 
