@@ -1,25 +1,37 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import type { Express, NextFunction, Request, Response } from 'express';
 
 export const ADMIN_PATH = '/admin/queues';
 
+type Handler = (req: Request, res: Response, next: NextFunction) => void;
+
 /**
  * bull-board behind a token: `Authorization: Bearer <ADMIN_TOKEN>`, or HTTP basic auth with
- * the token as the password (what a browser can send). Mounted only when a token is set.
+ * the token as the password (what a browser can send). Mounted only when a token is set, and
+ * loaded on the first authenticated request: a process nobody browses does not carry it.
  */
 export function mountAdminBoard(app: Express, token: string, queues: readonly Queue[]): void {
+  let board: Promise<Handler> | null = null;
+  app.use(ADMIN_PATH, requireToken(token), (req, res, next) => {
+    board ??= loadBoard(queues).catch((error: unknown) => {
+      board = null;
+      throw error;
+    });
+    board.then((handle) => handle(req, res, next), next);
+  });
+}
+
+async function loadBoard(queues: readonly Queue[]): Promise<Handler> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/express'),
+  ]);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(ADMIN_PATH);
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
-  app.use(
-    ADMIN_PATH,
-    requireToken(token),
-    serverAdapter.getRouter() as (req: Request, res: Response, next: NextFunction) => void,
-  );
+  return serverAdapter.getRouter() as Handler;
 }
 
 function requireToken(token: string) {
