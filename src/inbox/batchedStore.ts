@@ -15,6 +15,8 @@ export interface BatchedStoreOptions extends StoreOptions {
   readonly maxBatch?: number;
   /** How long the first delivery of a batch waits for others. Default 2 ms. */
   readonly maxWaitMs?: number;
+  /** Statements in flight at once (default: no limit); see createMicroBatcher. */
+  readonly maxInFlight?: number;
   /** Told when a batch statement failed (its deliveries are then stored one by one). */
   readonly onBatchFailure?: (error: unknown, size: number) => void;
   /**
@@ -51,7 +53,11 @@ type Waiting = Pending<Delivery, StoreResult>;
 export function createBatchedStore(sql: Sql, options: BatchedStoreOptions): BatchedStore {
   const batcher = createMicroBatcher<Delivery, StoreResult>(
     (batch) => storeBatch(sql, batch, options),
-    { maxBatch: options.maxBatch ?? 64, maxWaitMs: options.maxWaitMs ?? 2 },
+    {
+      maxBatch: options.maxBatch ?? 64,
+      maxWaitMs: options.maxWaitMs ?? 2,
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    },
     () => new BatchedStoreClosedError(),
   );
   return { store: (delivery) => batcher.add(delivery), close: () => batcher.close() };

@@ -8,8 +8,16 @@ export interface Pending<T, R> {
 export interface MicroBatcherOptions {
   /** Most items in one batch; a full batch is handed over at once. */
   readonly maxBatch: number;
-  /** How long the first item of a batch waits for others, in milliseconds. */
+  /**
+   * How long the first item of a batch waits for others, in milliseconds. 0: only until the
+   * end of the event loop's turn, so the requests read together are batched together.
+   */
   readonly maxWaitMs: number;
+  /**
+   * Batches running at once (default: no limit). While the limit is reached, items gather for
+   * the next batch: under load batches grow by themselves, with no timer to wait for.
+   */
+  readonly maxInFlight?: number;
 }
 
 export interface MicroBatcher<T, R> {
@@ -31,21 +39,27 @@ export function createMicroBatcher<T, R>(
 ): MicroBatcher<T, R> {
   const maxBatch = Math.max(1, options.maxBatch);
   const maxWaitMs = Math.max(0, options.maxWaitMs);
+  const maxInFlight = Math.max(1, options.maxInFlight ?? Infinity);
   let waiting: Pending<T, R>[] = [];
-  let timer: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   let closed = false;
   const inFlight = new Set<Promise<void>>();
 
   const flush = () => {
-    clearTimeout(timer);
+    clearTimeout(timer as NodeJS.Timeout);
+    clearImmediate(timer as NodeJS.Immediate);
     timer = undefined;
-    if (waiting.length === 0) return;
-    const batch = waiting;
-    waiting = [];
-    const settled = run(batch)
-      .catch((error: unknown) => batch.forEach((pending) => pending.reject(error)))
-      .finally(() => inFlight.delete(settled));
-    inFlight.add(settled);
+    while (waiting.length > 0 && inFlight.size < maxInFlight) {
+      const batch = waiting.slice(0, maxBatch);
+      waiting = waiting.slice(batch.length);
+      const settled: Promise<void> = run(batch)
+        .catch((error: unknown) => batch.forEach((pending) => pending.reject(error)))
+        .finally(() => {
+          inFlight.delete(settled);
+          flush();
+        });
+      inFlight.add(settled);
+    }
   };
 
   return {
@@ -54,13 +68,13 @@ export function createMicroBatcher<T, R>(
       return new Promise<R>((resolve, reject) => {
         waiting.push({ item, resolve, reject });
         if (waiting.length >= maxBatch) flush();
-        else timer ??= setTimeout(flush, maxWaitMs);
+        else timer ??= maxWaitMs === 0 ? setImmediate(flush) : setTimeout(flush, maxWaitMs);
       });
     },
     async close() {
       closed = true;
       flush();
-      await Promise.all(inFlight);
+      while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };
 }

@@ -6,6 +6,8 @@ export interface BatchedEnqueueOptions {
   readonly maxBatch?: number;
   /** How long the first job of a batch waits for others. Default 2 ms. */
   readonly maxWaitMs?: number;
+  /** Statements in flight at once (default: no limit); see createMicroBatcher. */
+  readonly maxInFlight?: number;
 }
 
 export interface BatchedEnqueue {
@@ -41,7 +43,11 @@ export function createBatchedEnqueue(
       );
       for (const pending of batch) pending.resolve();
     },
-    { maxBatch: options.maxBatch ?? 128, maxWaitMs: options.maxWaitMs ?? 2 },
+    {
+      maxBatch: options.maxBatch ?? 128,
+      maxWaitMs: options.maxWaitMs ?? 2,
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    },
     () => new BatchedEnqueueClosedError(),
   );
   return { enqueue: (inboxEventId) => batcher.add(inboxEventId), close: () => batcher.close() };

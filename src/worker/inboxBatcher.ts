@@ -1,3 +1,4 @@
+import { createMicroBatcher } from '../lib/microBatcher.js';
 import type { BatchItemResult } from './processInboxBatch.js';
 import type { ProcessResult } from './workerOutcome.js';
 
@@ -13,66 +14,51 @@ export interface InboxBatcherOptions {
   readonly onBatchFailure: (error: unknown, size: number) => void;
 }
 
-interface Waiting {
-  readonly id: number;
-  resolve(result: ProcessResult): void;
-  reject(error: unknown): void;
+export interface InboxBatcher {
+  /** Resolves with this row's result once its transaction committed. */
+  process(id: number): Promise<ProcessResult>;
+  close(): Promise<void>;
+}
+
+export class InboxBatcherClosedError extends Error {
+  override readonly name = 'InboxBatcherClosedError';
+  constructor() {
+    super('the worker is closing');
+  }
 }
 
 /**
- * Gathers the rows of the jobs a worker runs at once into batches. There is no timer: a row
- * that finds no batch running starts one at once, and the rows that come while batches run
- * make up the next one, so a quiet worker answers as fast as before and a busy one writes
- * many rows per transaction. A batch that fails is run again row by row, so one bad row
- * fails only its own job.
+ * Gathers the rows of the jobs a worker runs at once into batches, with no timer: a row that
+ * finds a batch slot free leaves at the end of the event loop's turn, and the rows that come
+ * while the slots are taken make up the next batch. A quiet worker answers as fast as one row
+ * at a time; a busy one writes many rows per transaction. A batch that fails is run again row
+ * by row, so one bad row fails only its own job.
  */
-export function createInboxBatcher(options: InboxBatcherOptions) {
-  const maxBatch = Math.max(1, options.maxBatch);
-  let waiting: Waiting[] = [];
-  let inFlight = 0;
-
-  // Rows run alone outside the batch slots: a gateway GET must not hold up the batches.
-  const alone = (item: Waiting) => {
-    options.runAlone(item.id).then(item.resolve, item.reject);
-  };
-
-  const runBatch = async (batch: Waiting[]) => {
-    let results: Map<number, BatchItemResult>;
-    try {
-      results = await options.runBatch(batch.map((item) => item.id));
-    } catch (error) {
-      options.onBatchFailure(error, batch.length);
-      batch.forEach(alone);
-      return;
-    }
-    for (const item of batch) {
-      const result = results.get(item.id);
-      if (!result || result.kind === 'alone') alone(item);
-      else item.resolve(result);
-    }
-  };
-
-  const pump = () => {
-    while (inFlight < options.maxInFlight && waiting.length > 0) {
-      const batch = waiting.slice(0, maxBatch);
-      waiting = waiting.slice(batch.length);
-      inFlight += 1;
-      void runBatch(batch).finally(() => {
-        inFlight -= 1;
-        pump();
-      });
-    }
-  };
-
-  return {
-    /** Resolves with this row's result once its transaction committed. */
-    process(id: number): Promise<ProcessResult> {
-      return new Promise<ProcessResult>((resolve, reject) => {
-        waiting.push({ id, resolve, reject });
-        pump();
+export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
+  const batcher = createMicroBatcher<number, ProcessResult>(
+    async (batch) => {
+      // Rows run alone outside the batch slots: a gateway GET must not hold up the batches.
+      const alone = (id: number, index: number) => {
+        const pending = batch[index]!;
+        options.runAlone(id).then(pending.resolve, pending.reject);
+      };
+      const ids = batch.map((pending) => pending.item);
+      let results: Map<number, BatchItemResult>;
+      try {
+        results = await options.runBatch(ids);
+      } catch (error) {
+        options.onBatchFailure(error, batch.length);
+        ids.forEach(alone);
+        return;
+      }
+      ids.forEach((id, index) => {
+        const result = results.get(id);
+        if (!result || result.kind === 'alone') alone(id, index);
+        else batch[index]!.resolve(result);
       });
     },
-  };
+    { maxBatch: options.maxBatch, maxWaitMs: 0, maxInFlight: options.maxInFlight },
+    () => new InboxBatcherClosedError(),
+  );
+  return { process: (id) => batcher.add(id), close: () => batcher.close() };
 }
-
-export type InboxBatcher = ReturnType<typeof createInboxBatcher>;
