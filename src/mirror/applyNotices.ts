@@ -39,8 +39,10 @@ export async function applyNotices(
 ): Promise<AppliedNotice[]> {
   const saleRows = new MirrorRows(sales);
   const withdrawalRows = new MirrorRows(withdrawals);
-  await saleRows.lock(tx, idsOf(notices, 'sale'));
-  await withdrawalRows.lock(tx, idsOf(notices, 'withdrawal'));
+  await Promise.all([
+    saleRows.lock(tx, idsOf(notices, 'sale')),
+    withdrawalRows.lock(tx, idsOf(notices, 'withdrawal')),
+  ]);
 
   const deferred = new Set<string>();
   const history: (typeof statusHistory.$inferInsert)[] = [];
@@ -73,10 +75,15 @@ export async function applyNotices(
     return plan.outcome;
   });
 
-  await saleRows.write(tx);
-  await withdrawalRows.write(tx);
-  await insertRows(tx, saleItems, items, { skipConflicts: true });
-  await insertRows(tx, statusHistory, history);
+  // Statements issued together are pipelined on the transaction's connection: one write and
+  // one wait for the lot. New sales go first: their items refer to them.
+  await Promise.all([saleRows.writeInserts(tx), withdrawalRows.writeInserts(tx)]);
+  await Promise.all([
+    saleRows.writeUpdates(tx),
+    withdrawalRows.writeUpdates(tx),
+    insertRows(tx, saleItems, items, { skipConflicts: true }),
+    insertRows(tx, statusHistory, history),
+  ]);
   return results;
 }
 

@@ -70,12 +70,8 @@ export class MirrorRows<T extends MirrorTable> {
     else this.changed.set(id, merged);
   }
 
-  async write(tx: Tx): Promise<void> {
-    await this.writeInserts(tx);
-    await this.writeUpdates(tx);
-  }
-
-  private async writeInserts(tx: Tx): Promise<void> {
+  /** INSERTs the new rows; before anything that refers to them (sale_items). */
+  async writeInserts(tx: Tx): Promise<void> {
     if (this.inserted.size === 0) return;
     const written = await insertRows(tx, this.table, [...this.inserted.values()], {
       returningIds: true,
@@ -88,7 +84,7 @@ export class MirrorRows<T extends MirrorTable> {
     }
   }
 
-  private async writeUpdates(tx: Tx): Promise<void> {
+  async writeUpdates(tx: Tx): Promise<void> {
     const rows = [...this.changed].map(([id, fields]) => ({ ...fields, id }));
     await updateRowsById(tx, this.table, rows);
   }

@@ -33,6 +33,9 @@ export async function recordCrossChannelDisagreements(
   const disagreeing = new Set<number>();
   if (candidates.length === 0) return disagreeing;
   const saleIds = [...new Set(candidates.map(({ notice }) => notice.id))];
+  // The candidates' own rows are left out: whether they are marked processed yet in this
+  // transaction must not matter (the loop below counts them, in order).
+  const own = candidates.map(({ inboxEventId }) => inboxEventId);
   const rows = await tx.execute<{
     id: string;
     resource_id: string;
@@ -44,7 +47,7 @@ export async function recordCrossChannelDisagreements(
            id, resource_id, notified_status, channel, payload->>'amount' as amount
       from inbox_events
      where resource_type = 'sale' and resource_id = any(${sql.param(saleIds)}::bigint[])
-       and state = 'processed'
+       and state = 'processed' and id <> all(${sql.param(own)}::bigint[])
      order by resource_id, notified_status, channel, id desc`);
   const latest = new Map<string, Seen>();
   for (const row of rows) {
@@ -72,9 +75,9 @@ export async function recordCrossChannelDisagreements(
         inboxEventId,
       });
     }
-    const own = key(notice.id, notice.status, channel);
-    if ((latest.get(own)?.id ?? 0) < inboxEventId) {
-      latest.set(own, { id: inboxEventId, amount: payloadAmount });
+    const mineKey = key(notice.id, notice.status, channel);
+    if ((latest.get(mineKey)?.id ?? 0) < inboxEventId) {
+      latest.set(mineKey, { id: inboxEventId, amount: payloadAmount });
     }
   }
   await insertRows(tx, reconciliationDiscrepancies, discrepancies);

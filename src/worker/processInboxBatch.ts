@@ -114,15 +114,17 @@ export async function processInboxBatch(
             ]
           : [],
       );
-      const disagreeing = await recordCrossChannelDisagreements(tx, candidates);
+      for (const { row, applied: result } of applied) finished.push(finishedRow(row.id, result));
+      const [disagreeing] = await Promise.all([
+        recordCrossChannelDisagreements(tx, candidates),
+        finishInboxRows(tx, finished),
+      ]);
       for (const { row, applied: result } of applied) {
-        finished.push(finishedRow(row.id, result));
         results.set(
           row.id,
           doneResult(row.notice, result, disagreeing.has(row.id), row.receivedAt),
         );
       }
-      await finishInboxRows(tx, finished);
       return results;
     }),
   );
