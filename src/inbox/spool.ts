@@ -45,7 +45,8 @@ export interface Spool {
 const OPEN_FILE = 'open.jsonl';
 
 export async function createSpool(dir: string, maxBytes: number): Promise<Spool> {
-  await mkdir(dir, { recursive: true });
+  // The spool holds customer data (names, documents, e-mails): only the owner may read it.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   let handle: FileHandle | null = null;
   let bytes = await spooledBytes(dir);
   // Counted once from the files left by an earlier run, then kept up to date in memory.
@@ -65,7 +66,7 @@ export async function createSpool(dir: string, maxBytes: number): Promise<Spool>
         if (bytes + line.length > maxBytes) {
           throw new SpoolFullError(`spool at ${dir} is full (${maxBytes} bytes)`);
         }
-        handle ??= await open(join(dir, OPEN_FILE), 'a');
+        handle ??= await open(join(dir, OPEN_FILE), 'a', 0o600);
         await handle.appendFile(line);
         await handle.sync();
         bytes += line.length;

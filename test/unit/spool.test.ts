@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,18 @@ const delivery = (n: number): SpooledDelivery => ({
 });
 
 describe('spool', () => {
+  it('keeps its directory and files readable by their owner only (they hold customer data)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'spool-unit-')), 'spool');
+    const spool = await createSpool(dir, 1 << 20);
+    await spool.append(delivery(1));
+    await spool.close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const file of readdirSync(dir)) {
+      expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+    }
+    expect(readdirSync(dir)).not.toEqual([]);
+  });
+
   it('gives deliveries back byte for byte, in the order they were appended, across restarts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spool-unit-'));
     const first = await createSpool(dir, 1 << 20);
