@@ -3,8 +3,6 @@ import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { sales, withdrawals } from '../db/schema.js';
 
-export { TX_NOW } from '../db/jsonRows.js';
-
 type MirrorTable = typeof sales | typeof withdrawals;
 type RowOf<T extends MirrorTable> = T['$inferSelect'];
 type InsertOf<T extends MirrorTable> = T['$inferInsert'];
@@ -29,10 +27,10 @@ export class MirrorRows<T extends MirrorTable> {
   private readonly current = new Map<number, RowOf<T>>();
   private readonly inserted = new Map<number, ChangeOf<T>>();
   private readonly changed = new Map<number, ChangeOf<T>>();
-  private readonly columns: Record<string, unknown>;
+  private readonly columnKeys: readonly string[];
 
   constructor(private readonly table: T) {
-    this.columns = getTableColumns(table);
+    this.columnKeys = Object.keys(getTableColumns(table));
   }
 
   async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
@@ -55,7 +53,7 @@ export class MirrorRows<T extends MirrorTable> {
   insert(id: number, values: ChangeOf<T>): void {
     this.inserted.set(id, values);
     // What a later notice of this transaction reads back: every column, null when not given.
-    const row = Object.fromEntries(Object.keys(this.columns).map((key) => [key, null]));
+    const row = Object.fromEntries(this.columnKeys.map((key) => [key, null]));
     this.current.set(id, { ...row, ...withClock(values) } as unknown as RowOf<T>);
   }
 

@@ -3,7 +3,8 @@ import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { decideSale, type PaymentMethod, type SaleStatus } from '../domain/saleMachine.js';
 import type { SaleNotice } from '../notifications/notification.js';
 import { fillMissing } from './fillMissing.js';
-import { TX_NOW, type ChangeOf, type MirrorRows } from './mirrorRows.js';
+import { TX_NOW } from '../db/jsonRows.js';
+import type { ChangeOf, MirrorRows } from './mirrorRows.js';
 import type { NoticePlan, Watch } from './noticePlan.js';
 
 /**

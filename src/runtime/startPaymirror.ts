@@ -113,21 +113,25 @@ export async function startPaymirror(
   // timer: a batch leaves at the end of the event loop's turn when a slot is free, and the
   // requests that come while the slots are taken make up the next one (a 2 ms timer instead
   // cost a quarter of the throughput: bench/PERFORMANCE.md).
-  const batchedStore = roles.has('ingress')
-    ? createBatchedStore(database.sql, {
-        dedupeWindowHours: config.dedupeWindowHours,
-        maxBatch: 64,
-        maxWaitMs: 0,
-        maxInFlight: 2,
-        onBatchFailure: (error, size) =>
-          logger.warn({ err: error, size }, 'batched inbox statement failed'),
-        // Postgres unreachable: every delivery would fail too, so spool them at once.
-        retryOneByOne: (error) => !isStorageOutage(error),
-      })
-    : null;
-  const batchedEnqueue =
+  const batched =
     roles.has('ingress') && queue
-      ? createBatchedEnqueue(queue, retry, { maxBatch: 128, maxWaitMs: 0, maxInFlight: 1 })
+      ? {
+          store: createBatchedStore(database.sql, {
+            dedupeWindowHours: config.dedupeWindowHours,
+            maxBatch: 64,
+            maxWaitMs: 0,
+            maxInFlight: 2,
+            onBatchFailure: (error, size) =>
+              logger.warn({ err: error, size }, 'batched inbox statement failed'),
+            // Postgres unreachable: every delivery would fail too, so spool them at once.
+            retryOneByOne: (error) => !isStorageOutage(error),
+          }),
+          enqueue: createBatchedEnqueue(queue, retry, {
+            maxBatch: 128,
+            maxWaitMs: 0,
+            maxInFlight: 1,
+          }),
+        }
       : null;
   const spoolDrainer = spool
     ? runPeriodically(
@@ -141,26 +145,23 @@ export async function startPaymirror(
       )
     : null;
 
-  const ingest: IngestDeps | null =
-    roles.has('ingress') && queue
-      ? {
-          postbackSecrets: config.postbackSecrets,
-          webhookTokens: config.webhookTokens,
-          sellerUserId: config.sellerUserId,
-          sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
-          trustedProxyCount: config.trustedProxyCount,
-          bodyLimitBytes: config.bodyLimitBytes,
-          store: batchedStore
-            ? (delivery) => withTimeout(batchedStore.store(delivery), STORE_TIMEOUT_MS)
-            : store,
-          enqueue: batchedEnqueue ? (id) => batchedEnqueue.enqueue(id) : enqueue,
-          spool,
-          onSpooled: () => metrics.spooled.inc(),
-          recordRejection: (rejected) => storeRejected(database.sql, rejected),
-          authFailures: config.authFailures ? createAuthFailureLimiter(config.authFailures) : null,
-          logger,
-        }
-      : null;
+  const ingest: IngestDeps | null = batched
+    ? {
+        postbackSecrets: config.postbackSecrets,
+        webhookTokens: config.webhookTokens,
+        sellerUserId: config.sellerUserId,
+        sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
+        trustedProxyCount: config.trustedProxyCount,
+        bodyLimitBytes: config.bodyLimitBytes,
+        store: (delivery) => withTimeout(batched.store.store(delivery), STORE_TIMEOUT_MS),
+        enqueue: (id) => batched.enqueue.enqueue(id),
+        spool,
+        onSpooled: () => metrics.spooled.inc(),
+        recordRejection: (rejected) => storeRejected(database.sql, rejected),
+        authFailures: config.authFailures ? createAuthFailureLimiter(config.authFailures) : null,
+        logger,
+      }
+    : null;
 
   metrics.setSources({
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
@@ -221,8 +222,8 @@ export async function startPaymirror(
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
         // What the last requests left waiting is stored and enqueued before the pools close.
-        await batchedStore?.close();
-        await batchedEnqueue?.close();
+        await batched?.store.close();
+        await batched?.enqueue.close();
         await spoolDrainer?.stop();
         await spool?.close();
         await stopScheduler?.();
