@@ -61,9 +61,13 @@ export function registerReconcileCommands(program: Command): void {
             options.toId,
           ),
         );
+        const range = `backfill sales ${summary.fromId}..${summary.toId}`;
+        const total = `${summary.found} mirrored, ${summary.skipped} skipped (404/403)`;
         process.stdout.write(
-          `backfill sales ${summary.fromId}..${summary.toId} (resumed at ${summary.resumedAt}): ` +
-            `${summary.found} mirrored, ${summary.skipped} skipped (404/403)\n`,
+          summary.alreadyFinished
+            ? `${range}: already finished by an earlier run (${total}); nothing probed now\n`
+            : `${range} (resumed at ${summary.resumedAt}): this run ${summary.thisRun.found} ` +
+                `mirrored, ${summary.thisRun.skipped} skipped; in all ${total}\n`,
         );
       } catch (error) {
         exitOnError(error);

@@ -61,6 +61,12 @@ export const sales = pgTable(
     reconcileReason: text('reconcile_reason'),
     /** When the gateway's answer last written here was requested: an older answer never wins. */
     gatewayReadAt: tstz('gateway_read_at'),
+    /**
+     * When the current status was observed: the delivery's receipt for a notification, the
+     * read's start for a gateway answer. A gateway read begun before it cannot move the row
+     * out of it (docs/architecture.md, "Provenance").
+     */
+    statusObservedAt: tstz('status_observed_at'),
   },
   (t) => [
     index('sales_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -106,6 +112,7 @@ export const withdrawals = pgTable(
     reconcileRequestedAt: tstz('reconcile_requested_at'),
     reconcileReason: text('reconcile_reason'),
     gatewayReadAt: tstz('gateway_read_at'),
+    statusObservedAt: tstz('status_observed_at'),
   },
   (t) => [
     index('withdrawals_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -127,6 +134,14 @@ export const statusHistory = pgTable(
       onDelete: 'set null',
     }),
     recordedAt: tstz('recorded_at').notNull().defaultNow(),
+    /**
+     * False for a status authentically observed after the mirror had moved past it (a MED
+     * postback processed after the sale was already ESTORNADO): part of the record's story,
+     * never its current state. The rows with entered = true form the mirror's path.
+     */
+    entered: boolean('entered').notNull().default(true),
+    /** When the status was observed: a delivery's receipt, or a gateway read's start. */
+    observedAt: tstz('observed_at').notNull().defaultNow(),
     /** When the transition feed put this row on its queue (the outbox marker). */
     publishedAt: tstz('published_at'),
   },
@@ -137,12 +152,13 @@ export const statusHistory = pgTable(
       sql`${t.source} in ('postback', 'webhook', 'reconcile', 'api')`,
     ),
     index('status_history_resource_idx').on(t.resourceType, t.resourceId, t.id),
-    // One notification moves a record at most once: a re-run job cannot write a second row.
     index('status_history_unpublished_idx')
       .on(t.id)
       .where(sql`${t.publishedAt} is null`),
-    uniqueIndex('status_history_inbox_event_uq')
-      .on(t.inboxEventId)
+    // One notification records a status at most once: a re-run job cannot write a second row.
+    // (It may record two: a signed MED, then the read it was confirmed with, ESTORNADO.)
+    uniqueIndex('status_history_inbox_event_status_uq')
+      .on(t.inboxEventId, t.toStatus)
       .where(sql`${t.inboxEventId} is not null`),
   ],
 );
@@ -214,6 +230,8 @@ export const reconciliationRuns = pgTable(
     finishedAt: tstz('finished_at'),
     checked: integer('checked').notNull().default(0),
     unchanged: integer('unchanged').notNull().default(0),
+    /** Records the mirror did not have, first learnt from the gateway by this pass. */
+    inserted: integer('inserted').notNull().default(0),
     corrected: integer('corrected').notNull().default(0),
     notFound: integer('not_found').notNull().default(0),
     errors: integer('errors').notNull().default(0),
@@ -245,7 +263,7 @@ export const reconciliationDiscrepancies = pgTable(
     gatewayValue: text('gateway_value'),
     /** corrected | recorded (left as is) | not_found (the gateway does not know the record) */
     action: text('action').notNull(),
-    /** reconcile | cross_channel */
+    /** reconcile | cross_channel | confirmation | unconfirmed_webhook (docs/reconciliation.md) */
     source: text('source').notNull(),
     inboxEventId: bigint('inbox_event_id', { mode: 'number' }),
     detectedAt: tstz('detected_at').notNull().defaultNow(),

@@ -48,9 +48,25 @@ export class GatewayError extends Error {
     this.retryAfterSeconds = fields.retryAfterSeconds ?? null;
   }
 
-  /** The record does not exist (404) or is not ours (403): for a webhook, a forgery. */
+  /**
+   * The record does not exist (404) or does not belong to our account (403), said in the read
+   * endpoints' own error body (shape B, docs/gateway.md §7.2): for a webhook, a forgery. A 403
+   * shape C (the account is not permitted, §7.3), a 401, or a 404 from a proxy's HTML page says
+   * nothing about the record: see isIndeterminate.
+   */
   get isNotOurs(): boolean {
-    return this.kind === 'http' && (this.status === 404 || this.status === 403);
+    return (
+      this.kind === 'http' && (this.status === 404 || this.status === 403) && this.shape === 'B'
+    );
+  }
+
+  /**
+   * An answer that neither gives the record nor says it is not ours, and that retrying soon
+   * will not fix by itself (keys revoked, account not permitted, a proxy in the way): "cannot
+   * tell now". Retried with backoff all the same, counted, and alerted on.
+   */
+  get isIndeterminate(): boolean {
+    return this.kind === 'invalid_response' || (this.kind === 'http' && !this.isNotOurs && !this.isTransient);
   }
 
   /** Worth another try later: no answer, rate limited, or the gateway's own failure. */

@@ -1,6 +1,6 @@
 /** The typed gateway client (DESIGN 6, spec 4). Everything outside src/gateway imports this. */
 export { createGatewayClient } from './client.js';
-export type { GatewayCall, GatewayClientOptions } from './options.js';
+export type { GatewayCall, GatewayClientOptions, GatewayVerdict } from './options.js';
 export { DEFAULT_TIMEOUT_MS } from './options.js';
 export { createRateLimiter, DEFAULT_RATE_LIMIT_PER_SECOND } from './rateLimiter.js';
 export type { RateLimiter, RateLimiterOptions } from './rateLimiter.js';

@@ -4,11 +4,19 @@ import { resolveRetryPolicy } from './retry.js';
 import type { RetryPolicy } from './retry.js';
 import type { GatewayEndpoint } from './types.js';
 
+/**
+ * What an answer says of the record asked for: 'ok' (a 2xx), 'not_ours' (404/403 shape B),
+ * 'transient' (no answer, 429, 5xx: worth retrying soon), 'indeterminate' (anything else: 401,
+ * 403 shape C, a 404 from a proxy — cannot tell now).
+ */
+export type GatewayVerdict = 'ok' | 'not_ours' | 'transient' | 'indeterminate';
+
 /** One HTTP attempt, for metrics: a status, or why none came. */
 export interface GatewayCall {
   readonly endpoint: GatewayEndpoint;
   readonly status: number | 'network' | 'timeout';
   readonly durationMs: number;
+  readonly verdict: GatewayVerdict;
 }
 
 export interface GatewayClientOptions {

@@ -2,7 +2,7 @@ import { classifyErrorBody } from './errorBody.js';
 import { GatewayError } from './gatewayError.js';
 import { sendOnce } from './http.js';
 import type { HttpOutcome } from './http.js';
-import type { ClientSettings } from './options.js';
+import type { ClientSettings, GatewayVerdict } from './options.js';
 import { isRetryable, retryDelayMs } from './retry.js';
 import { parseRetryAfter } from './retryAfter.js';
 import type { GatewayEndpoint } from './types.js';
@@ -44,15 +44,16 @@ export function createTransport(
       body: request.body,
       timeoutMs: settings.timeoutMs,
     });
+    const succeeded = outcome.kind === 'answer' && outcome.status >= 200 && outcome.status < 300;
+    const failure = succeeded ? null : errorFor(request.endpoint, outcome);
     settings.onCall({
       endpoint: request.endpoint,
       status: outcome.kind === 'answer' ? outcome.status : outcome.kind,
       durationMs: performance.now() - started,
+      verdict: failure ? verdictOf(failure) : 'ok',
     });
-    if (outcome.kind === 'answer' && outcome.status >= 200 && outcome.status < 300) {
-      return outcome.text;
-    }
-    throw errorFor(request.endpoint, outcome);
+    if (failure) throw failure;
+    return (outcome as { text: string }).text;
   }
 
   function errorFor(endpoint: GatewayEndpoint, outcome: HttpOutcome): GatewayError {
@@ -100,6 +101,11 @@ export function createTransport(
       }
     }
   };
+}
+
+function verdictOf(error: GatewayError): GatewayVerdict {
+  if (error.isNotOurs) return 'not_ours';
+  return error.isTransient ? 'transient' : 'indeterminate';
 }
 
 /** " (ECONNREFUSED)": the system error code only, never a message that might quote a header. */

@@ -20,6 +20,7 @@ export interface Metrics {
   readonly acceptToApplied: Histogram;
   readonly sweeperRequeued: Counter;
   readonly gatewayCalls: Counter<'endpoint' | 'status'>;
+  readonly gatewayIndeterminate: Counter<'endpoint' | 'status'>;
   readonly reconcileRuns: Counter<'status'>;
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
@@ -128,6 +129,12 @@ export function createMetrics(
     gatewayCalls: new Counter({
       name: 'paymirror_gateway_calls_total',
       help: 'HTTP attempts to the gateway API, by endpoint and status (or network, timeout)',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    }),
+    gatewayIndeterminate: new Counter({
+      name: 'paymirror_gateway_indeterminate_answers_total',
+      help: 'Gateway answers that neither give the record nor say it is not ours (401, 403 shape C, a 404 without shape B, …): retried, never taken as a forgery',
       labelNames: ['endpoint', 'status'],
       registers,
     }),

@@ -40,10 +40,11 @@ export function compareWithGateway<Row extends object, Insert extends object>(
   return { update, differences };
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
+/** Equal as the mirror stores them: instants by time, JSON whatever its key order (jsonb). */
+export function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
-    return JSON.stringify(a) === JSON.stringify(b);
+    return canonicalJson(a) === canonicalJson(b);
   }
   return a === b;
 }
@@ -51,8 +52,21 @@ function sameValue(a: unknown, b: unknown): boolean {
 export function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') return canonicalJson(value);
   return String(value);
+}
+
+/** JSON with every object's keys sorted: jsonb gives keys back in its own order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : inner,
+  );
 }
 
 /** camelCase property → the snake_case column finance sees in the discrepancy table. */

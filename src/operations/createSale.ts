@@ -1,8 +1,7 @@
 import type { Db } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { CreateSaleRequest, CreatedSale, GatewayClient } from '../gateway/index.js';
-import { applyNotices } from '../mirror/applyNotices.js';
-import { retryingInsertRaces } from '../mirror/mirrorRows.js';
+import { writeMirror } from '../mirror/applyToMirror.js';
 
 /**
  * Creates a sale at the gateway (pointing its postbacks at paymirror when `postbackUrl` is
@@ -12,6 +11,7 @@ export async function createSale(
   deps: { db: Db; gateway: GatewayClient; policy: WatchPolicy },
   request: CreateSaleRequest,
 ): Promise<CreatedSale> {
+  const askedAt = new Date();
   const sale = await deps.gateway.createSale(request);
   const notice = {
     kind: 'sale',
@@ -31,15 +31,20 @@ export async function createSale(
     feeCents: null,
     externalTransactionId: null,
   } as const;
-  await retryingInsertRaces(() =>
-    deps.db.transaction((tx) =>
-      applyNotices(
-        tx,
-        [{ notice, context: { source: 'api', inboxEventId: null } }],
-        { now: new Date(), policy: deps.policy },
-        { deferConfirm: false },
-      ),
-    ),
+  // The gateway's own answer to our request: authentic, as of when we asked.
+  await writeMirror(
+    deps.db,
+    [
+      {
+        kind: 'notice',
+        notice,
+        provenance: 'api',
+        observedAt: askedAt,
+        context: { source: 'api', inboxEventId: null },
+        ambiguity: 'reconcile',
+      },
+    ],
+    { now: new Date(), policy: deps.policy },
   );
   return sale;
 }

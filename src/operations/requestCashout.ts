@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { CashoutRequest, GatewayClient, GatewayWithdrawal } from '../gateway/index.js';
-import { applyGatewayWithdrawal } from '../mirror/applyGatewayWithdrawal.js';
+import { writeMirror } from '../mirror/applyToMirror.js';
 
 /**
  * Asks the gateway for a cashout (one attempt: it moves money) and writes the answer to the
@@ -13,15 +13,20 @@ export async function requestCashout(
 ): Promise<GatewayWithdrawal> {
   const readAt = new Date();
   const withdrawal = await deps.gateway.requestCashout(request);
-  await deps.db.transaction((tx) =>
-    applyGatewayWithdrawal(tx, withdrawal, {
-      source: 'api',
-      inboxEventId: null,
-      readAt,
-      now: new Date(),
-      policy: deps.policy,
-      reconciled: false,
-    }),
+  await writeMirror(
+    deps.db,
+    [
+      {
+        kind: 'read',
+        resource: 'withdrawal',
+        record: withdrawal,
+        readAt,
+        context: { source: 'api', inboxEventId: null },
+        purpose: 'api',
+        runId: null,
+      },
+    ],
+    { now: new Date(), policy: deps.policy },
   );
   return withdrawal;
 }

@@ -1,15 +1,21 @@
 import { and, eq, sql as drizzleSql } from 'drizzle-orm';
 import { backfillProgress } from '../db/schema.js';
 import { GatewayError } from '../gateway/gatewayError.js';
-import { applyGatewayTransaction } from '../mirror/applyGatewayTransaction.js';
+import { writeMirror } from '../mirror/applyToMirror.js';
 import type { ReconcileDeps } from './reconcilePass.js';
 
 export interface BackfillSummary {
   readonly fromId: number;
   readonly toId: number;
+  /** In all, this run and the earlier ones on the same range. */
   readonly found: number;
   readonly skipped: number;
+  /** The first id this run probed (toId + 1 when the range was already done). */
   readonly resumedAt: number;
+  /** What this run itself did. */
+  readonly thisRun: { readonly found: number; readonly skipped: number };
+  /** The range was finished by an earlier run: nothing was probed now. */
+  readonly alreadyFinished: boolean;
 }
 
 export class BackfillRangeError extends Error {
@@ -41,6 +47,7 @@ export async function backfillSales(
   const [progress] = await deps.db.select().from(backfillProgress).where(key);
   if (!progress) throw new Error('backfill progress row vanished');
   let { found, skipped } = progress;
+  const thisRun = { found: 0, skipped: 0 };
   const resumedAt = progress.nextId;
   const now = deps.now ?? (() => new Date());
 
@@ -49,15 +56,20 @@ export async function backfillSales(
     let isOurs = true;
     try {
       const record = await deps.gateway.getTransaction(id);
-      await deps.db.transaction((tx) =>
-        applyGatewayTransaction(tx, record, {
-          source: 'reconcile',
-          inboxEventId: null,
-          readAt,
-          now: now(),
-          policy: deps.policy,
-          reconciled: true,
-        }),
+      await writeMirror(
+        deps.db,
+        [
+          {
+            kind: 'read',
+            resource: 'sale',
+            record,
+            readAt,
+            context: { source: 'reconcile', inboxEventId: null },
+            purpose: 'reconcile',
+            runId: null,
+          },
+        ],
+        { now: now(), policy: deps.policy },
       );
     } catch (error) {
       if (!(error instanceof GatewayError && error.isNotOurs)) throw error;
@@ -65,6 +77,7 @@ export async function backfillSales(
     }
     if (isOurs) found += 1;
     else skipped += 1;
+    thisRun[isOurs ? 'found' : 'skipped'] += 1;
     await deps.db
       .update(backfillProgress)
       .set({
@@ -77,5 +90,13 @@ export async function backfillSales(
       .where(key);
     deps.onProgress?.(id - fromId + 1, toId - fromId + 1);
   }
-  return { fromId, toId, found, skipped, resumedAt };
+  return {
+    fromId,
+    toId,
+    found,
+    skipped,
+    resumedAt,
+    thisRun,
+    alreadyFinished: progress.finishedAt !== null,
+  };
 }

@@ -1,21 +1,12 @@
 import { eq, sql as drizzleSql } from 'drizzle-orm';
 import type { Db, Sql } from '../db/client.js';
-import {
-  reconciliationDiscrepancies,
-  reconciliationRuns,
-  sales,
-  withdrawals,
-} from '../db/schema.js';
+import { reconciliationRuns } from '../db/schema.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import { GatewayError } from '../gateway/gatewayError.js';
 import type { GatewayClient } from '../gateway/types.js';
 import type { Logger } from '../log/logger.js';
-import {
-  applyGatewayTransaction,
-  type GatewayWriteResult,
-} from '../mirror/applyGatewayTransaction.js';
-import { applyGatewayWithdrawal } from '../mirror/applyGatewayWithdrawal.js';
-import type { FieldDifference } from '../mirror/compareFields.js';
+import { writeMirror } from '../mirror/applyToMirror.js';
+import type { MirrorInput, MirrorResult } from '../mirror/inputs.js';
 import { selectCandidates, type Candidate, type PassSelection } from './selectCandidates.js';
 
 export interface ReconcileDeps {
@@ -35,6 +26,8 @@ export interface PassSummary {
   readonly status: PassStatus;
   readonly checked: number;
   readonly unchanged: number;
+  /** Records the mirror lacked, first learnt from the gateway. */
+  readonly inserted: number;
   readonly corrected: number;
   readonly notFound: number;
   readonly errors: number;
@@ -43,7 +36,7 @@ export interface PassSummary {
 }
 
 type CheckResult = {
-  readonly result: 'unchanged' | 'corrected' | 'notFound' | 'error';
+  readonly result: 'unchanged' | 'inserted' | 'corrected' | 'notFound' | 'error';
   readonly discrepancies: number;
 };
 
@@ -66,6 +59,7 @@ export async function runReconcilePass(
   const counts = {
     checked: 0,
     unchanged: 0,
+    inserted: 0,
     corrected: 0,
     notFound: 0,
     errors: 0,
@@ -96,93 +90,62 @@ async function checkOne(
   candidate: Candidate,
 ): Promise<CheckResult> {
   const now = deps.now ?? (() => new Date());
+  const input = await readCandidate(deps, runId, candidate, now);
+  if (input === null) return { result: 'error', discrepancies: 0 };
+  const [written] = await writeMirror(deps.db, [input], { now: now(), policy: deps.policy });
+  return classify(written);
+}
+
+/** The gateway's record as a mirror input; null when the gateway could not tell now. */
+async function readCandidate(
+  deps: ReconcileDeps,
+  runId: number,
+  candidate: Candidate,
+  now: () => Date,
+): Promise<MirrorInput | null> {
   const readAt = now();
-  let record;
+  const base = {
+    kind: 'read',
+    readAt,
+    context: { source: 'reconcile', inboxEventId: null },
+    purpose: 'reconcile',
+    runId,
+  } as const;
   try {
-    record =
-      candidate.resource === 'sale'
-        ? { kind: 'sale' as const, value: await deps.gateway.getTransaction(candidate.id) }
-        : { kind: 'withdrawal' as const, value: await deps.gateway.getWithdrawal(candidate.id) };
+    return candidate.resource === 'sale'
+      ? { ...base, resource: 'sale', record: await deps.gateway.getTransaction(candidate.id) }
+      : { ...base, resource: 'withdrawal', record: await deps.gateway.getWithdrawal(candidate.id) };
   } catch (error) {
     if (error instanceof GatewayError && error.isNotOurs) {
-      await recordNotFound(deps.db, runId, candidate, error.status ?? 0);
-      return { result: 'notFound', discrepancies: 1 };
+      return { kind: 'absent', ...candidate, httpStatus: error.status ?? 0, runId };
     }
+    // Down, limiting us, or an answer that says nothing about the record (401, 403 shape C, a
+    // proxy's 404): the row is left as it is and stays scheduled.
     deps.logger.warn(
       { err: error, ...candidate },
       'reconcile: cannot read the gateway record; row left as is',
     );
-    return { result: 'error', discrepancies: 0 };
+    return null;
   }
-  return deps.db.transaction(async (tx) => {
-    const context = {
-      source: 'reconcile' as const,
-      inboxEventId: null,
-      readAt,
-      now: now(),
-      policy: deps.policy,
-      reconciled: true,
-    };
-    const written: GatewayWriteResult =
-      record.kind === 'sale'
-        ? await applyGatewayTransaction(tx, record.value, context)
-        : await applyGatewayWithdrawal(tx, record.value, context);
-    if (written.outcome === 'stale') return { result: 'unchanged', discrepancies: 0 };
-    const differences: FieldDifference[] = written.differences;
-    if (differences.length === 0 && written.outcome === 'noop') {
-      return { result: 'unchanged', discrepancies: 0 };
-    }
-    if (differences.length > 0) {
-      await tx.insert(reconciliationDiscrepancies).values(
-        differences.map((difference) => ({
-          runId,
-          resourceType: candidate.resource,
-          resourceId: candidate.id,
-          field: difference.field,
-          mirrorValue: difference.mirrorValue,
-          gatewayValue: difference.gatewayValue,
-          action: 'corrected',
-          source: 'reconcile',
-        })),
-      );
-    }
-    // A row first learnt from the gateway is new, not a correction of something wrong.
-    return {
-      result: written.from === null ? 'unchanged' : 'corrected',
-      discrepancies: differences.length,
-    };
-  });
 }
 
-/** The gateway does not know the record (or it is not ours): recorded, and no longer watched. */
-async function recordNotFound(
-  db: Db,
-  runId: number,
-  candidate: Candidate,
-  status: number,
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.insert(reconciliationDiscrepancies).values({
-      runId,
-      resourceType: candidate.resource,
-      resourceId: candidate.id,
-      field: 'existence',
-      mirrorValue: 'present',
-      gatewayValue: `HTTP ${status}`,
-      action: 'not_found',
-      source: 'reconcile',
-    });
-    const table = candidate.resource === 'sale' ? sales : withdrawals;
-    await tx
-      .update(table)
-      .set({
-        nextReconcileAt: null,
-        reconcileRequestedAt: null,
-        reconcileReason: `gateway answered ${status}`,
-        lastReconciledAt: drizzleSql`now()`,
-      })
-      .where(eq(table.id, candidate.id));
-  });
+function classify(written: MirrorResult | undefined): CheckResult {
+  switch (written?.outcome) {
+    case 'applied':
+      // A row first learnt from the gateway was missing, not wrong.
+      return written.from === null
+        ? { result: 'inserted', discrepancies: 0 }
+        : { result: 'corrected', discrepancies: written.differences };
+    case 'noop':
+      return written.differences > 0
+        ? { result: 'corrected', discrepancies: written.differences }
+        : { result: 'unchanged', discrepancies: 0 };
+    case 'not_found':
+      return { result: 'notFound', discrepancies: 1 };
+    default:
+      // Stale (a newer answer or status is already in the mirror), or on neither side.
+      return { result: 'unchanged', discrepancies: 0 };
+  }
 }
 
 async function finishRun(
@@ -192,13 +155,14 @@ async function finishRun(
   counts: Omit<PassSummary, 'runId' | 'status'>,
   error: string | null,
 ): Promise<void> {
-  const { checked, unchanged, corrected, notFound, errors } = counts;
+  const { checked, unchanged, inserted, corrected, notFound, errors } = counts;
   await db
     .update(reconciliationRuns)
     .set({
       status,
       checked,
       unchanged,
+      inserted,
       corrected,
       notFound,
       errors,

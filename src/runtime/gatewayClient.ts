@@ -11,7 +11,10 @@ export function gatewayClientFor(config: Config, metrics: Metrics | null): Gatew
     privateKey: config.gateway.privateKey,
     timeoutMs: config.gateway.timeoutMs,
     rateLimiter: createRateLimiter(config.gateway.maxRps),
-    onCall: (call) =>
-      metrics?.gatewayCalls.inc({ endpoint: call.endpoint, status: String(call.status) }),
+    onCall: (call) => {
+      const labels = { endpoint: call.endpoint, status: String(call.status) };
+      metrics?.gatewayCalls.inc(labels);
+      if (call.verdict === 'indeterminate') metrics?.gatewayIndeterminate.inc(labels);
+    },
   });
 }

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
-import { insertRows } from '../db/jsonRows.js';
-import { reconciliationDiscrepancies } from '../db/schema.js';
+import type { reconciliationDiscrepancies } from '../db/schema.js';
+import { recordDiscrepancies } from '../mirror/mirrorWrites.js';
+import { centsFromCentsString, MoneyError } from '../domain/money.js';
 import type { Channel, SaleNotice } from '../notifications/notification.js';
 
 export interface CrossChannelCandidate {
@@ -53,7 +54,7 @@ export async function recordCrossChannelDisagreements(
   for (const row of rows) {
     latest.set(key(Number(row.resource_id), row.notified_status, row.channel), {
       id: Number(row.id),
-      amount: row.amount,
+      amount: inCents(row.amount),
     });
   }
 
@@ -77,15 +78,26 @@ export async function recordCrossChannelDisagreements(
     }
     const mineKey = key(notice.id, notice.status, channel);
     if ((latest.get(mineKey)?.id ?? 0) < inboxEventId) {
-      latest.set(mineKey, { id: inboxEventId, amount: payloadAmount });
+      latest.set(mineKey, { id: inboxEventId, amount: inCents(payloadAmount) });
     }
   }
-  await insertRows(tx, reconciliationDiscrepancies, discrepancies);
+  await recordDiscrepancies(tx, discrepancies);
   return disagreeing;
 }
 
 function key(saleId: number, status: string, channel: Channel): string {
   return `${saleId}|${status}|${channel}`;
+}
+
+/** Centavos as digits with no leading zeros ("015000" and "15000" are one amount). */
+function inCents(amount: string | null): string | null {
+  if (amount === null) return null;
+  try {
+    return String(centsFromCentsString(amount));
+  } catch (error) {
+    if (error instanceof MoneyError) return amount;
+    throw error;
+  }
 }
 
 /** A delivery's `amount` as Postgres's `payload->>'amount'` reads it. */

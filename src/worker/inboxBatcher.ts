@@ -1,5 +1,5 @@
-import { createMicroBatcher } from '../lib/microBatcher.js';
-import type { BatchItemResult } from './processInboxBatch.js';
+import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
+import type { BatchItemResult, BatchOptions } from './processInboxBatch.js';
 import type { ProcessResult } from './workerOutcome.js';
 
 export interface InboxBatcherOptions {
@@ -8,9 +8,12 @@ export interface InboxBatcherOptions {
   /** Batches running at once: while they run, new rows gather for the next one. */
   readonly maxInFlight: number;
   /** Applies rows together (processInboxBatch). */
-  readonly runBatch: (ids: readonly number[]) => Promise<Map<number, BatchItemResult>>;
-  /** Applies one row on its own (processInboxEvent): rows that need the gateway, or a failed batch. */
-  readonly runAlone: (id: number) => Promise<ProcessResult>;
+  readonly run: (ids: readonly number[], options: BatchOptions) => Promise<Map<number, BatchItemResult>>;
+  /**
+   * Rows that need a gateway read first. Called outside the batch slots (a GET must not hold
+   * up the rows that need none); it settles every row it is given.
+   */
+  readonly forward: (rows: readonly Pending<number, ProcessResult>[]) => void;
   readonly onBatchFailure: (error: unknown, size: number) => void;
 }
 
@@ -27,6 +30,13 @@ export class InboxBatcherClosedError extends Error {
   }
 }
 
+export class MissingBatchResultError extends Error {
+  override readonly name = 'MissingBatchResultError';
+  constructor(id: number) {
+    super(`the batch returned no result for inbox row ${id}`);
+  }
+}
+
 /**
  * Gathers the rows of the jobs a worker runs at once into batches, with no timer: a row that
  * finds a batch slot free leaves at the end of the event loop's turn, and the rows that come
@@ -36,29 +46,39 @@ export class InboxBatcherClosedError extends Error {
  */
 export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
   const batcher = createMicroBatcher<number, ProcessResult>(
-    async (batch) => {
-      // Rows run alone outside the batch slots: a gateway GET must not hold up the batches.
-      const alone = (id: number, index: number) => {
-        const pending = batch[index]!;
-        options.runAlone(id).then(pending.resolve, pending.reject);
-      };
-      const ids = batch.map((pending) => pending.item);
-      let results: Map<number, BatchItemResult>;
-      try {
-        results = await options.runBatch(ids);
-      } catch (error) {
-        options.onBatchFailure(error, batch.length);
-        ids.forEach(alone);
-        return;
-      }
-      ids.forEach((id, index) => {
-        const result = results.get(id);
-        if (!result || result.kind === 'alone') alone(id, index);
-        else batch[index]!.resolve(result);
-      });
-    },
+    (batch) => runRows(batch, { read: false }, options),
     { maxBatch: options.maxBatch, maxWaitMs: 0, maxInFlight: options.maxInFlight },
     () => new InboxBatcherClosedError(),
   );
   return { process: (id) => batcher.add(id), close: () => batcher.close() };
+}
+
+/** Runs rows together and settles each; `forward` gets the ones that need a read first. */
+export async function runRows(
+  rows: readonly Pending<number, ProcessResult>[],
+  batch: BatchOptions,
+  options: Pick<InboxBatcherOptions, 'run' | 'forward' | 'onBatchFailure'>,
+): Promise<void> {
+  let results: Map<number, BatchItemResult>;
+  try {
+    results = await options.run(
+      rows.map((row) => row.item),
+      batch,
+    );
+  } catch (error) {
+    const [only] = rows;
+    if (rows.length === 1 && only) return only.reject(error);
+    options.onBatchFailure(error, rows.length);
+    await Promise.all(rows.map((row) => runRows([row], batch, options)));
+    return;
+  }
+  const forward: Pending<number, ProcessResult>[] = [];
+  for (const row of rows) {
+    const result = results.get(row.item);
+    if (!result) row.reject(new MissingBatchResultError(row.item));
+    else if (result.kind === 'forward') forward.push(row);
+    else if (result.kind === 'failed') row.reject(result.error);
+    else row.resolve(result);
+  }
+  if (forward.length > 0) options.forward(forward);
 }

@@ -10,12 +10,26 @@ import {
   notificationJobSchema,
   type NotificationJob,
 } from '../queue/catalog.js';
-import { createInboxBatcher, type InboxBatcher } from './inboxBatcher.js';
+import type { Pending } from '../lib/microBatcher.js';
+import { recordFailedAttempt } from './failedAttempt.js';
+import { createInboxBatcher, runRows, type InboxBatcher } from './inboxBatcher.js';
 import { processInboxBatch } from './processInboxBatch.js';
-import { processInboxEvent, recordFailedAttempt, type ProcessResult } from './processInboxEvent.js';
+import type { ProcessResult } from './workerOutcome.js';
 
 /** Batch transactions a worker process runs at once; rows gather for the next meanwhile. */
 const BATCHES_IN_FLIGHT = 2;
+/**
+ * A row read from the gateway can find, under the lock, that it needs another read (the mirror
+ * moved meanwhile); past this many rounds its job fails and retries later.
+ */
+const MAX_READ_ROUNDS = 3;
+
+export class ReadRoundsExhaustedError extends Error {
+  override readonly name = 'ReadRoundsExhaustedError';
+  constructor(id: number) {
+    super(`inbox row ${id}: the mirror kept moving while its gateway read was in flight`);
+  }
+}
 
 export interface NotificationWorkerDeps {
   readonly db: Db;
@@ -32,14 +46,28 @@ export interface NotificationWorkerDeps {
 export function createNotificationWorker(
   deps: NotificationWorkerDeps,
 ): Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB> {
+  const run = (ids: readonly number[], options: { read: boolean }) =>
+    processInboxBatch(deps, ids, options);
+  const onBatchFailure = (error: unknown, size: number) =>
+    deps.logger.warn({ err: error, size }, 'batch failed; applying its rows one by one');
+  // Rows that need a gateway read go through it together, outside the batch slots.
+  const readFirst = (rows: readonly Pending<number, ProcessResult>[], round = 1): void => {
+    void runRows(rows, { read: true }, {
+      run,
+      onBatchFailure,
+      forward: (again) => {
+        if (round < MAX_READ_ROUNDS) readFirst(again, round + 1);
+        else for (const row of again) row.reject(new ReadRoundsExhaustedError(row.item));
+      },
+    });
+  };
   // The jobs running at once share transactions: up to `concurrency` rows per batch.
   const batcher = createInboxBatcher({
     maxBatch: deps.concurrency,
     maxInFlight: BATCHES_IN_FLIGHT,
-    runBatch: (ids) => processInboxBatch(deps, ids),
-    runAlone: (id) => processInboxEvent(deps, id),
-    onBatchFailure: (error, size) =>
-      deps.logger.warn({ err: error, size }, 'batch failed; applying its rows one by one'),
+    run,
+    forward: readFirst,
+    onBatchFailure,
   });
   const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
     NOTIFICATIONS_QUEUE,

@@ -1,131 +1,193 @@
 import { inArray } from 'drizzle-orm';
-import { inboxEvents } from '../db/schema.js';
-import { applyNotices, type NoticeToApply } from '../mirror/applyNotices.js';
+import type { Db, Tx } from '../db/client.js';
+import { sales } from '../db/schema.js';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
+import type { PaymentMethod, SaleStatus } from '../domain/saleMachine.js';
+import type { GatewayClient } from '../gateway/types.js';
+import { applyToMirror } from '../mirror/applyToMirror.js';
+import type { MirrorInput } from '../mirror/inputs.js';
 import { retryingInsertRaces } from '../mirror/mirrorRows.js';
-import type { Channel, Notice } from '../notifications/notification.js';
-import { parseNotification } from '../notifications/parseNotification.js';
+import type { Watch } from '../mirror/planContext.js';
 import {
   payloadAmount,
   recordCrossChannelDisagreements,
   type CrossChannelCandidate,
 } from './crossChannelCheck.js';
 import { finishInboxRows, type FinishedRow } from './finishInboxRows.js';
-import type { ProcessDeps } from './processInboxEvent.js';
+import { readRecords, type GatewayRead, type RecordRef } from './gatewayReads.js';
+import { lockInboxRows, peekPendingRows, type InboxRow } from './inboxRows.js';
+import { releaseDedupeKeys, type HeldKey } from './releaseDedupeKeys.js';
+import { planRow, readNeeded, type RowPlan } from './rowInputs.js';
 import {
-  appliedAsReceived,
   doneResult,
   finishedRow,
+  rowOutcome,
   wantsCrossChannelCheck,
+  type Applied,
   type ProcessResult,
 } from './workerOutcome.js';
 
-/** 'alone': this row needs the gateway first; process it with processInboxEvent. */
-export type BatchItemResult = ProcessResult | { readonly kind: 'alone' };
+export interface ProcessDeps {
+  readonly db: Db;
+  /** Null without gateway keys: notifications are applied as received. */
+  readonly gateway: GatewayClient | null;
+  readonly policy: WatchPolicy;
+  readonly now?: () => Date;
+}
 
-interface Parsed {
-  readonly id: number;
-  readonly channel: Channel;
-  readonly notice: Notice;
-  readonly payload: Record<string, unknown>;
-  readonly receivedAt: Date;
+export type BatchItemResult =
+  | ProcessResult
+  /** The row needs a gateway read first: left pending for the confirmation path. */
+  | { readonly kind: 'forward' }
+  /** Its gateway read failed: the row stays pending and its job retries. */
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+export interface BatchOptions {
+  /**
+   * Read the gateway first for the rows that need it (the confirmation path). Without it,
+   * such rows are answered 'forward' and nothing waits on the gateway.
+   */
+  readonly read: boolean;
 }
 
 /**
- * Applies many inbox rows in one transaction, as processInboxEvent would one after the other
- * in id order: the rows are locked together, the mirror is written with a few multi-row
- * statements, and each row gets its outcome. A row whose notification must first be confirmed
- * with the gateway (an unsigned webhook, an ambiguous move, with gateway keys) is left pending
- * and answered 'alone', along with the later rows of the same record.
+ * The worker's one path from inbox rows to the mirror. Rows that need the gateway are read
+ * first, outside any transaction (one GET per record however many rows wait on it); then one
+ * transaction locks the inbox rows (a re-run job finds its row finished), hands every row's
+ * inputs to applyToMirror in id order, and records each row's outcome.
  */
 export async function processInboxBatch(
   deps: ProcessDeps,
   inboxEventIds: readonly number[],
+  options: BatchOptions,
 ): Promise<Map<number, BatchItemResult>> {
-  const watch = { now: (deps.now ?? (() => new Date()))(), policy: deps.policy };
+  const now = deps.now ?? (() => new Date());
   const ids = [...new Set(inboxEventIds)].sort((a, b) => a - b);
+  const reads =
+    options.read && deps.gateway ? await readFirst(deps.db, deps.gateway, ids, now) : new Map();
   return retryingInsertRaces(() =>
-    deps.db.transaction(async (tx) => {
-      const results = new Map<number, BatchItemResult>(
-        ids.map((id) => [id, { kind: 'missing' }] as const),
-      );
-      const rows = await tx
-        .select({
-          id: inboxEvents.id,
-          state: inboxEvents.state,
-          channel: inboxEvents.channel,
-          payload: inboxEvents.payload,
-          receivedAt: inboxEvents.receivedAt,
-        })
-        .from(inboxEvents)
-        .where(inArray(inboxEvents.id, ids))
-        .orderBy(inboxEvents.id)
-        .for('update');
-
-      const finished: FinishedRow[] = [];
-      const parsed: Parsed[] = [];
-      for (const row of rows) {
-        if (row.state !== 'pending') {
-          results.set(row.id, { kind: 'skipped', state: row.state });
-          continue;
-        }
-        const channel = row.channel as Channel;
-        const payload = (row.payload ?? {}) as Record<string, unknown>;
-        const notification = parseNotification(channel, payload);
-        if (notification.ok) {
-          parsed.push({ ...row, channel, payload, notice: notification.notice });
-          continue;
-        }
-        finished.push({
-          id: row.id,
-          state: 'quarantined',
-          outcome: 'unparseable',
-          reason: notification.reason,
-        });
-        results.set(row.id, {
-          kind: 'quarantined',
-          reason: notification.reason,
-          receivedAt: row.receivedAt,
-        });
-      }
-
-      const withGateway = deps.gateway !== null;
-      const toApply = parsed.map((row): NoticeToApply => ({
-        notice: row.notice,
-        context: { source: row.channel, inboxEventId: row.id },
-        defer: withGateway && row.channel === 'webhook',
-      }));
-      const outcomes = await applyNotices(tx, toApply, watch, { deferConfirm: withGateway });
-      const applied = parsed.flatMap((row, index) => {
-        const outcome = outcomes[index]!;
-        if (outcome !== 'deferred') return [{ row, applied: appliedAsReceived(outcome) }];
-        results.set(row.id, { kind: 'alone' });
-        return [];
-      });
-
-      const candidates = applied.flatMap(({ row, applied: result }): CrossChannelCandidate[] =>
-        wantsCrossChannelCheck(row.notice, result)
-          ? [
-              {
-                channel: row.channel,
-                notice: row.notice,
-                inboxEventId: row.id,
-                payloadAmount: payloadAmount(row.payload),
-              },
-            ]
-          : [],
-      );
-      for (const { row, applied: result } of applied) finished.push(finishedRow(row.id, result));
-      const [disagreeing] = await Promise.all([
-        recordCrossChannelDisagreements(tx, candidates),
-        finishInboxRows(tx, finished),
-      ]);
-      for (const { row, applied: result } of applied) {
-        results.set(
-          row.id,
-          doneResult(row.notice, result, disagreeing.has(row.id), row.receivedAt),
-        );
-      }
-      return results;
-    }),
+    deps.db.transaction((tx) =>
+      applyRows(tx, ids, reads, deps.gateway !== null, { now: now(), policy: deps.policy }),
+    ),
   );
+}
+
+/** The reads the pending rows need, as they look before the lock. */
+async function readFirst(
+  db: Db,
+  gateway: GatewayClient,
+  ids: readonly number[],
+  now: () => Date,
+): Promise<Map<string, GatewayRead>> {
+  const rows = await peekPendingRows(db, ids);
+  const saleIds = rows.flatMap((row) =>
+    row.channel === 'postback' && row.parsed.ok ? [row.parsed.notice.id] : [],
+  );
+  const mirror =
+    saleIds.length === 0
+      ? new Map<number, { status: SaleStatus; paymentMethod: PaymentMethod }>()
+      : new Map(
+          (
+            await db
+              .select({ id: sales.id, status: sales.status, paymentMethod: sales.paymentMethod })
+              .from(sales)
+              .where(inArray(sales.id, saleIds))
+          ).map((row) => [
+            row.id,
+            { status: row.status as SaleStatus, paymentMethod: row.paymentMethod as PaymentMethod },
+          ]),
+        );
+  const refs = rows.flatMap((row): RecordRef[] => {
+    if (!row.parsed.ok) return [];
+    const { notice } = row.parsed;
+    const ref = readNeeded(row.channel, notice, true, mirror.get(notice.id) ?? null);
+    return ref ? [ref] : [];
+  });
+  return refs.length === 0 ? new Map() : readRecords(gateway, refs, now);
+}
+
+async function applyRows(
+  tx: Tx,
+  ids: readonly number[],
+  reads: ReadonlyMap<string, GatewayRead>,
+  gatewayConfigured: boolean,
+  watch: Watch,
+): Promise<Map<number, BatchItemResult>> {
+  const results = new Map<number, BatchItemResult>(ids.map((id) => [id, { kind: 'missing' }]));
+  const finished: FinishedRow[] = [];
+  const released: HeldKey[] = [];
+  const toApply: { row: InboxRow; plan: Extract<RowPlan, { kind: 'apply' }> }[] = [];
+
+  for (const row of await lockInboxRows(tx, ids)) {
+    if (row.state !== 'pending') {
+      results.set(row.id, { kind: 'skipped', state: row.state });
+      continue;
+    }
+    const plan = planRow(row, { gatewayConfigured, reads });
+    switch (plan.kind) {
+      case 'quarantined':
+        finished.push({ id: row.id, state: 'quarantined', outcome: 'unparseable', reason: plan.reason });
+        results.set(row.id, { kind: 'quarantined', reason: plan.reason, receivedAt: row.receivedAt });
+        break;
+      case 'forward':
+        results.set(row.id, { kind: 'forward' });
+        break;
+      case 'failed':
+        results.set(row.id, { kind: 'failed', error: plan.error });
+        break;
+      case 'forged': {
+        const applied: Applied = { outcome: 'forged', confirmed: true, needsReconcile: false, detail: plan.detail };
+        finished.push(finishedRow(row.id, applied));
+        released.push(heldKey(row));
+        if (row.parsed.ok) results.set(row.id, doneResult(row.parsed.notice, applied, false, row.receivedAt));
+        break;
+      }
+      case 'apply':
+        toApply.push({ row, plan });
+        break;
+    }
+  }
+
+  const inputs: MirrorInput[] = toApply.flatMap(({ plan }) => plan.inputs);
+  const mirrorResults = await applyToMirror(tx, inputs, watch);
+  const candidates: CrossChannelCandidate[] = [];
+  const done: { row: InboxRow; notice: (typeof toApply)[number]['plan']['notice']; applied: Applied }[] = [];
+  let next = 0;
+  for (const { row, plan } of toApply) {
+    const own = mirrorResults.slice(next, next + plan.inputs.length);
+    next += plan.inputs.length;
+    const applied = rowOutcome(own, {
+      confirmed: plan.inputs.some((input) => input.kind === 'read'),
+      contradicted: plan.contradicted,
+    });
+    if (applied === 'deferred') {
+      results.set(row.id, { kind: 'forward' });
+      continue;
+    }
+    finished.push(finishedRow(row.id, applied));
+    if (plan.contradicted) released.push(heldKey(row));
+    if (wantsCrossChannelCheck(plan.notice, applied)) {
+      candidates.push({
+        channel: row.channel,
+        notice: plan.notice,
+        inboxEventId: row.id,
+        payloadAmount: payloadAmount(row.payload),
+      });
+    }
+    done.push({ row, notice: plan.notice, applied });
+  }
+
+  const [disagreeing] = await Promise.all([
+    recordCrossChannelDisagreements(tx, candidates),
+    finishInboxRows(tx, finished),
+    releaseDedupeKeys(tx, released),
+  ]);
+  for (const { row, notice, applied } of done) {
+    results.set(row.id, doneResult(notice, applied, disagreeing.has(row.id), row.receivedAt));
+  }
+  return results;
+}
+
+function heldKey(row: InboxRow): HeldKey {
+  return { inboxEventId: row.id, channel: row.channel, eventKey: row.eventKey };
 }

@@ -1,14 +1,26 @@
-import type { MirrorOutcome } from '../mirror/outcome.js';
+import type { MirrorResult } from '../mirror/inputs.js';
 import type { Notice, SaleNotice } from '../notifications/notification.js';
 import type { FinishedRow } from './finishInboxRows.js';
 
-export type WorkerOutcome = 'applied' | 'noop' | 'stale' | 'invalid' | 'forged';
+/** The inbox row's `outcome`: what the worker decided about the notification. */
+export type WorkerOutcome =
+  | 'applied'
+  /** Recorded in status_history only: the mirror had already moved past it. */
+  | 'observed'
+  | 'noop'
+  | 'stale'
+  | 'invalid'
+  /** The gateway does not know the record, or it is not ours. */
+  | 'forged'
+  /** A webhook whose status the gateway's read did not confirm: it wrote nothing. */
+  | 'unconfirmed';
 
 export type ProcessResult =
   | {
       readonly kind: 'done';
       readonly resource: 'sale' | 'withdrawal';
       readonly outcome: WorkerOutcome;
+      /** Checked against a gateway read. */
       readonly confirmed: boolean;
       readonly needsReconcile: boolean;
       readonly crossChannelDisagreement: boolean;
@@ -20,7 +32,7 @@ export type ProcessResult =
   | { readonly kind: 'skipped'; readonly state: string }
   | { readonly kind: 'missing' };
 
-/** What the worker did with one notification's notice. */
+/** What the worker did with one row's notification, from what its mirror inputs did. */
 export interface Applied {
   readonly outcome: WorkerOutcome;
   readonly confirmed: boolean;
@@ -28,19 +40,49 @@ export interface Applied {
   readonly detail?: string;
 }
 
-/** A notice applied as received (no gateway GET). */
-export function appliedAsReceived(result: MirrorOutcome): Applied {
-  return {
-    outcome: result.outcome,
-    confirmed: false,
-    needsReconcile: result.outcome === 'applied' && result.needsReconcile,
-    ...('reason' in result ? { detail: result.reason } : {}),
-  };
+/**
+ * One row's outcome from its inputs' results (a notice, and maybe the read that settles it):
+ * 'deferred' when the row must wait for a gateway read after all.
+ */
+export function rowOutcome(
+  results: readonly MirrorResult[],
+  facts: { readonly confirmed: boolean; readonly contradicted: boolean },
+): Applied | 'deferred' {
+  if (results.some((result) => result.outcome === 'deferred')) return 'deferred';
+  const { confirmed } = facts;
+  const invalid = results.find((result) => result.outcome === 'invalid');
+  if (invalid) return { outcome: 'invalid', confirmed, needsReconcile: false, detail: reasonOf(invalid) };
+  if (facts.contradicted) {
+    const unconfirmed = results.find((result) => result.outcome === 'unconfirmed');
+    return { outcome: 'unconfirmed', confirmed, needsReconcile: false, detail: reasonOf(unconfirmed) };
+  }
+  const applied = results.filter((result) => result.outcome === 'applied');
+  if (applied.length > 0) {
+    const needsReconcile = applied.some((result) => result.outcome === 'applied' && result.needsReconcile);
+    return { outcome: 'applied', confirmed, needsReconcile };
+  }
+  if (results.some((result) => result.outcome === 'observed')) {
+    return { outcome: 'observed', confirmed, needsReconcile: false };
+  }
+  if (results.some((result) => result.outcome === 'noop')) {
+    return { outcome: 'noop', confirmed, needsReconcile: false };
+  }
+  const stale = results.find((result) => result.outcome === 'stale');
+  return { outcome: 'stale', confirmed, needsReconcile: false, detail: reasonOf(stale) };
 }
 
-/** Only an applied sale notice is compared with the other channel's delivery. */
+function reasonOf(result: MirrorResult | undefined): string | undefined {
+  return result && 'reason' in result ? result.reason : undefined;
+}
+
+/** Only a sale notice the mirror took as authentic is compared with the other channel's. */
 export function wantsCrossChannelCheck(notice: Notice, applied: Applied): notice is SaleNotice {
-  return notice.kind === 'sale' && applied.outcome !== 'forged' && applied.outcome !== 'invalid';
+  return (
+    notice.kind === 'sale' &&
+    applied.outcome !== 'forged' &&
+    applied.outcome !== 'invalid' &&
+    applied.outcome !== 'unconfirmed'
+  );
 }
 
 export function finishedRow(id: number, applied: Applied): FinishedRow {

@@ -6,9 +6,11 @@ import { inboxEvents } from '../../src/db/schema.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { SALE_STATUSES } from '../../src/domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES } from '../../src/domain/withdrawalMachine.js';
-import { processInboxBatch } from '../../src/worker/processInboxBatch.js';
-import { processInboxEvent, type ProcessDeps } from '../../src/worker/processInboxEvent.js';
-import type { ProcessResult } from '../../src/worker/workerOutcome.js';
+import {
+  processInboxBatch,
+  type BatchItemResult,
+  type ProcessDeps,
+} from '../../src/worker/processInboxBatch.js';
 import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../support/services.js';
 
@@ -83,8 +85,12 @@ const deliveries = fc.array(
   { minLength: 1, maxLength: 16 },
 );
 
+async function oneRow(deps: ProcessDeps, id: number): Promise<BatchItemResult | undefined> {
+  return (await processInboxBatch(deps, [id], { read: false })).get(id);
+}
+
 describe('processInboxBatch', () => {
-  it('leaves the mirror as processInboxEvent does, one row after another', async () => {
+  it('leaves the mirror as one row after another does', async () => {
     await fc.assert(
       fc.asyncProperty(
         deliveries,
@@ -95,22 +101,22 @@ describe('processInboxBatch', () => {
           expect(await storeAll(batched, sequence)).toEqual(ids);
 
           const single = deps(oneByOne);
-          const expected = new Map<number, ProcessResult>();
-          for (const id of ids) expected.set(id, await processInboxEvent(single, id));
+          const expected = new Map<number, BatchItemResult | undefined>();
+          for (const id of ids) expected.set(id, await oneRow(single, id));
 
           const together = deps(batched);
-          const actual = new Map<number, ProcessResult>();
+          const actual = new Map<number, BatchItemResult | undefined>();
           let from = 0;
           for (const size of cuts) {
             const batch = ids.slice(from, from + size);
             from += size;
             if (batch.length === 0) break;
-            for (const [id, result] of await processInboxBatch(together, batch)) {
-              expect(result.kind).not.toBe('alone');
-              actual.set(id, result as ProcessResult);
+            for (const [id, result] of await processInboxBatch(together, batch, { read: false })) {
+              expect(result.kind).not.toBe('forward');
+              actual.set(id, result);
             }
           }
-          for (const id of ids.slice(from)) actual.set(id, await processInboxEvent(together, id));
+          for (const id of ids.slice(from)) actual.set(id, await oneRow(together, id));
 
           expect(actual).toEqual(expected);
           expect(await snapshot(batched)).toEqual(await snapshot(oneByOne));
@@ -125,10 +131,10 @@ describe('processInboxBatch', () => {
     const [id] = await storeAll(batched, [
       { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO' }) },
     ]);
-    const first = await processInboxBatch(deps(batched), [id!, 999_999]);
+    const first = await processInboxBatch(deps(batched), [id!, 999_999], { read: false });
     expect(first.get(id!)).toMatchObject({ kind: 'done', outcome: 'applied' });
     expect(first.get(999_999)).toEqual({ kind: 'missing' });
-    const again = await processInboxBatch(deps(batched), [id!]);
+    const again = await processInboxBatch(deps(batched), [id!], { read: false });
     expect(again.get(id!)).toEqual({ kind: 'skipped', state: 'processed' });
   });
 });

@@ -1,0 +1,130 @@
+import type { Db, Tx } from '../db/client.js';
+import { TX_NOW } from '../db/jsonRows.js';
+import { sales, withdrawals } from '../db/schema.js';
+import type { AbsentInput, MirrorInput, MirrorResult } from './inputs.js';
+import { recordKey } from './inputs.js';
+import { MirrorRows, retryingInsertRaces } from './mirrorRows.js';
+import { MirrorWrites } from './mirrorWrites.js';
+import type { PlanContext, Watch } from './planContext.js';
+import { planSaleNotice, planSaleRead } from './planSale.js';
+import { planWithdrawalNotice, planWithdrawalRead } from './planWithdrawal.js';
+
+/**
+ * The one writer of the mirror: sales, sale_items, withdrawals, status_history and
+ * reconciliation discrepancies are written here and nowhere else. Inputs (notifications with
+ * their provenance, gateway reads with their time, absences) are applied in the order given,
+ * as if one after the other, inside the caller's transaction: every record they name is locked
+ * at once (in id order), each input is decided by a pure planner against the state the ones
+ * before it left, and the writes go out as a few multi-row statements. Once a record has a
+ * deferred input, its later inputs are deferred too, so a record's order holds.
+ */
+export async function applyToMirror(
+  tx: Tx,
+  inputs: readonly MirrorInput[],
+  watch: Watch,
+): Promise<MirrorResult[]> {
+  const saleRows = new MirrorRows(sales);
+  const withdrawalRows = new MirrorRows(withdrawals);
+  const writes = new MirrorWrites();
+  const records = recordsOf(inputs);
+  // Pipelined on the transaction's connection: the history is read after the locks are held.
+  await Promise.all([
+    saleRows.lock(tx, records.sale),
+    withdrawalRows.lock(tx, records.withdrawal),
+    writes.loadSeen(tx, records),
+  ]);
+
+  const ctx: PlanContext = { watch, writes };
+  const deferred = new Set<string>();
+  const results = inputs.map((input): MirrorResult => {
+    const [resource, id] = target(input);
+    const key = recordKey(resource, id);
+    if (deferred.has(key)) return { outcome: 'deferred' };
+    const result = plan(input, saleRows, withdrawalRows, ctx);
+    if (result.outcome === 'deferred') deferred.add(key);
+    return result;
+  });
+
+  // New rows first: their items and history refer to them.
+  await Promise.all([saleRows.writeInserts(tx), withdrawalRows.writeInserts(tx)]);
+  await Promise.all([saleRows.writeUpdates(tx), withdrawalRows.writeUpdates(tx), writes.write(tx)]);
+  return results;
+}
+
+function plan(
+  input: MirrorInput,
+  saleRows: MirrorRows<typeof sales>,
+  withdrawalRows: MirrorRows<typeof withdrawals>,
+  ctx: PlanContext,
+): MirrorResult {
+  switch (input.kind) {
+    case 'notice': {
+      const { notice } = input;
+      return notice.kind === 'sale'
+        ? planSaleNotice(saleRows, { ...input, notice }, ctx)
+        : planWithdrawalNotice(withdrawalRows, { ...input, notice }, ctx);
+    }
+    case 'read':
+      return input.resource === 'sale'
+        ? planSaleRead(saleRows, input, ctx)
+        : planWithdrawalRead(withdrawalRows, input, ctx);
+    case 'absent':
+      return input.resource === 'sale'
+        ? planAbsent(saleRows, input, ctx)
+        : planAbsent(withdrawalRows, input, ctx);
+  }
+}
+
+/**
+ * The gateway answered that a record the mirror holds does not exist or is not ours: recorded,
+ * and no longer watched. A record neither side has is nothing to record.
+ */
+function planAbsent(
+  rows: MirrorRows<typeof sales> | MirrorRows<typeof withdrawals>,
+  input: AbsentInput,
+  ctx: PlanContext,
+): MirrorResult {
+  if (!rows.get(input.id)) return { outcome: 'absent' };
+  rows.update(input.id, {
+    nextReconcileAt: null,
+    reconcileRequestedAt: null,
+    reconcileReason: `gateway answered ${input.httpStatus}`,
+    lastReconciledAt: TX_NOW,
+  });
+  ctx.writes.addDiscrepancies(
+    input.resource,
+    input.id,
+    [{ field: 'existence', mirrorValue: 'present', gatewayValue: `HTTP ${input.httpStatus}` }],
+    { action: 'not_found', source: 'reconcile', inboxEventId: null, runId: input.runId },
+  );
+  return { outcome: 'not_found' };
+}
+
+function target(input: MirrorInput): ['sale' | 'withdrawal', number] {
+  switch (input.kind) {
+    case 'notice':
+      return [input.notice.kind, input.notice.id];
+    case 'read':
+      return [input.resource, input.record.id];
+    case 'absent':
+      return [input.resource, input.id];
+  }
+}
+
+function recordsOf(inputs: readonly MirrorInput[]): { sale: number[]; withdrawal: number[] } {
+  const records = { sale: new Set<number>(), withdrawal: new Set<number>() };
+  for (const input of inputs) {
+    const [resource, id] = target(input);
+    records[resource].add(id);
+  }
+  return { sale: [...records.sale], withdrawal: [...records.withdrawal] };
+}
+
+/** applyToMirror in a transaction of its own, run again if it lost an insert race. */
+export function writeMirror(
+  db: Db,
+  inputs: readonly MirrorInput[],
+  watch: Watch,
+): Promise<MirrorResult[]> {
+  return retryingInsertRaces(() => db.transaction((tx) => applyToMirror(tx, inputs, watch)));
+}

@@ -1,0 +1,145 @@
+import { sql } from 'drizzle-orm';
+import type { Tx } from '../db/client.js';
+import { insertRows } from '../db/jsonRows.js';
+import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
+import type { FieldDifference } from './compareFields.js';
+import { recordKey, type ChangeContext } from './inputs.js';
+
+type HistoryRow = typeof statusHistory.$inferInsert;
+type ItemRow = typeof saleItems.$inferInsert;
+type DiscrepancyRow = typeof reconciliationDiscrepancies.$inferInsert;
+
+export type DiscrepancySource =
+  /** A reconciliation pass: the mirror against the gateway's read. */
+  | 'reconcile'
+  /** A postback and a webhook of one sale event disagree. */
+  | 'cross_channel'
+  /** The worker's GET for a notification corrected a field the mirror held. */
+  | 'confirmation'
+  /** A webhook's claim the gateway did not confirm (gateway_value holds the claim). */
+  | 'unconfirmed_webhook';
+
+/**
+ * Everything a batch of mirror inputs writes beside the mirror rows: status_history,
+ * sale_items and discrepancies, gathered while the inputs are decided one after another and
+ * written with one statement each. Also knows which statuses each record's history holds,
+ * so an observation already recorded is not recorded twice.
+ */
+export class MirrorWrites {
+  private readonly history: HistoryRow[] = [];
+  /** Items a notification brings: kept when the mirror has them already. */
+  private readonly noticeItems: ItemRow[] = [];
+  /** Items the gateway read: they replace the mirror's. */
+  private readonly gatewayItems = new Map<string, ItemRow>();
+  private readonly discrepancies: DiscrepancyRow[] = [];
+  private readonly seen = new Map<string, Set<string>>();
+
+  /** Loads the statuses already in the history of these records. */
+  async loadSeen(tx: Tx, records: { sale: number[]; withdrawal: number[] }): Promise<void> {
+    if (records.sale.length === 0 && records.withdrawal.length === 0) return;
+    const rows = await tx.execute<{ resource_type: string; resource_id: string; to_status: string }>(
+      sql`select distinct resource_type, resource_id, to_status from status_history
+           where (resource_type = 'sale' and resource_id = any(${sql.param(records.sale)}::bigint[]))
+              or (resource_type = 'withdrawal'
+                  and resource_id = any(${sql.param(records.withdrawal)}::bigint[]))`,
+    );
+    for (const row of rows) {
+      this.seenOf(row.resource_type, Number(row.resource_id)).add(row.to_status);
+    }
+  }
+
+  hasSeen(resource: 'sale' | 'withdrawal', id: number, status: string): boolean {
+    return this.seenOf(resource, id).has(status);
+  }
+
+  addHistory(entry: {
+    readonly resource: 'sale' | 'withdrawal';
+    readonly id: number;
+    readonly from: string | null;
+    readonly to: string;
+    readonly context: ChangeContext;
+    readonly entered: boolean;
+    readonly observedAt: Date;
+  }): void {
+    this.seenOf(entry.resource, entry.id).add(entry.to);
+    this.history.push({
+      resourceType: entry.resource,
+      resourceId: entry.id,
+      fromStatus: entry.from,
+      toStatus: entry.to,
+      source: entry.context.source,
+      inboxEventId: entry.context.inboxEventId,
+      entered: entry.entered,
+      observedAt: entry.observedAt,
+    });
+  }
+
+  addItems(rows: readonly ItemRow[], from: 'notice' | 'gateway'): void {
+    if (from === 'notice') this.noticeItems.push(...rows);
+    else for (const row of rows) this.gatewayItems.set(`${row.saleId}:${row.itemId}`, row);
+  }
+
+  addDiscrepancies(
+    resource: 'sale' | 'withdrawal',
+    id: number,
+    differences: readonly FieldDifference[],
+    record: {
+      readonly action: 'corrected' | 'recorded' | 'not_found';
+      readonly source: DiscrepancySource;
+      readonly inboxEventId: number | null;
+      readonly runId: number | null;
+    },
+  ): void {
+    for (const difference of differences) {
+      this.discrepancies.push({
+        resourceType: resource,
+        resourceId: id,
+        field: difference.field,
+        mirrorValue: difference.mirrorValue,
+        gatewayValue: difference.gatewayValue,
+        ...record,
+      });
+    }
+  }
+
+  /** Writes after the mirror rows (items and history refer to them), pipelined. */
+  async write(tx: Tx): Promise<void> {
+    await Promise.all([
+      insertRows(tx, saleItems, this.noticeItems, { skipConflicts: true }),
+      upsertGatewayItems(tx, [...this.gatewayItems.values()]),
+      insertRows(tx, statusHistory, this.history),
+      recordDiscrepancies(tx, this.discrepancies),
+    ]);
+  }
+
+  private seenOf(resource: string, id: number): Set<string> {
+    const key = recordKey(resource as 'sale' | 'withdrawal', id);
+    let statuses = this.seen.get(key);
+    if (!statuses) {
+      statuses = new Set();
+      this.seen.set(key, statuses);
+    }
+    return statuses;
+  }
+}
+
+/** Discrepancies found outside applyToMirror's inputs (the two channels disagreeing). */
+export async function recordDiscrepancies(tx: Tx, rows: readonly DiscrepancyRow[]): Promise<void> {
+  await insertRows(tx, reconciliationDiscrepancies, rows);
+}
+
+async function upsertGatewayItems(tx: Tx, rows: readonly ItemRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx
+    .insert(saleItems)
+    .values([...rows])
+    .onConflictDoUpdate({
+      target: [saleItems.saleId, saleItems.itemId],
+      set: {
+        title: sql`excluded.title`,
+        unitPriceCents: sql`excluded.unit_price_cents`,
+        quantity: sql`excluded.quantity`,
+        tangible: sql`excluded.tangible`,
+      },
+    });
+}

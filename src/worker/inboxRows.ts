@@ -1,0 +1,58 @@
+import { inArray } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client.js';
+import { inboxEvents } from '../db/schema.js';
+import type { Channel } from '../notifications/notification.js';
+import { parseNotification, type ParseResult } from '../notifications/parseNotification.js';
+
+/** An inbox row as the worker reads it, its notification parsed. */
+export interface InboxRow {
+  readonly id: number;
+  readonly state: string;
+  readonly channel: Channel;
+  readonly eventKey: string;
+  readonly payload: Record<string, unknown>;
+  readonly receivedAt: Date;
+  readonly parsed: ParseResult;
+}
+
+const columns = {
+  id: inboxEvents.id,
+  state: inboxEvents.state,
+  channel: inboxEvents.channel,
+  eventKey: inboxEvents.eventKey,
+  payload: inboxEvents.payload,
+  receivedAt: inboxEvents.receivedAt,
+};
+
+/**
+ * Locks the rows, in id order (two batches cannot deadlock on them): a re-run job finds its
+ * row finished and does nothing.
+ */
+export async function lockInboxRows(tx: Tx, ids: readonly number[]): Promise<InboxRow[]> {
+  const rows = await tx
+    .select(columns)
+    .from(inboxEvents)
+    .where(inArray(inboxEvents.id, [...ids]))
+    .orderBy(inboxEvents.id)
+    .for('update');
+  return rows.map(withParsed);
+}
+
+/** The pending rows without a lock: what a batch will need from the gateway. */
+export async function peekPendingRows(db: Db, ids: readonly number[]): Promise<InboxRow[]> {
+  const rows = await db
+    .select(columns)
+    .from(inboxEvents)
+    .where(inArray(inboxEvents.id, [...ids]))
+    .orderBy(inboxEvents.id);
+  return rows.filter((row) => row.state === 'pending').map(withParsed);
+}
+
+function withParsed(row: Omit<InboxRow, 'parsed' | 'channel' | 'payload'> & {
+  channel: string;
+  payload: unknown;
+}): InboxRow {
+  const channel = row.channel as Channel;
+  const payload = (row.payload ?? {}) as Record<string, unknown>;
+  return { ...row, channel, payload, parsed: parseNotification(channel, payload) };
+}
