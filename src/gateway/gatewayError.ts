@@ -66,7 +66,10 @@ export class GatewayError extends Error {
    * tell now". Retried with backoff all the same, counted, and alerted on.
    */
   get isIndeterminate(): boolean {
-    return this.kind === 'invalid_response' || (this.kind === 'http' && !this.isNotOurs && !this.isTransient);
+    return (
+      this.kind === 'invalid_response' ||
+      (this.kind === 'http' && !this.isNotOurs && !this.isTransient)
+    );
   }
 
   /** Worth another try later: no answer, rate limited, or the gateway's own failure. */

@@ -37,7 +37,11 @@ export class MirrorWrites {
   /** Loads the statuses already in the history of these records. */
   async loadSeen(tx: Tx, records: { sale: number[]; withdrawal: number[] }): Promise<void> {
     if (records.sale.length === 0 && records.withdrawal.length === 0) return;
-    const rows = await tx.execute<{ resource_type: string; resource_id: string; to_status: string }>(
+    const rows = await tx.execute<{
+      resource_type: string;
+      resource_id: string;
+      to_status: string;
+    }>(
       sql`select distinct resource_type, resource_id, to_status from status_history
            where (resource_type = 'sale' and resource_id = any(${sql.param(records.sale)}::bigint[]))
               or (resource_type = 'withdrawal'

@@ -125,7 +125,13 @@ export function planSaleRead(rows: SaleRows, input: SaleReadInput, ctx: PlanCont
         entered: true,
         observedAt: input.readAt,
       });
-      return { outcome: 'applied', from: null, to: gateway.status, needsReconcile: false, differences: 0 };
+      return {
+        outcome: 'applied',
+        from: null,
+        to: gateway.status,
+        needsReconcile: false,
+        differences: 0,
+      };
     case 'write': {
       const row = current as SaleRow;
       const { update, differences } = compareWithGateway(row, values);
@@ -255,7 +261,12 @@ function addConfirmed(
             gatewayValue: String(notice.feeCents),
           },
         ],
-        { action: 'recorded', source: 'confirmation', inboxEventId: input.context.inboxEventId, runId: null },
+        {
+          action: 'recorded',
+          source: 'confirmation',
+          inboxEventId: input.context.inboxEventId,
+          runId: null,
+        },
       );
     }
   }

@@ -116,7 +116,13 @@ export function planWithdrawalRead(
     case 'insert':
       rows.insert(gateway.id, { ...values, ...after, statusObservedAt: input.readAt });
       addHistory(ctx, gateway.id, null, gateway.status, input.context, input.readAt);
-      return { outcome: 'applied', from: null, to: gateway.status, needsReconcile: false, differences: 0 };
+      return {
+        outcome: 'applied',
+        from: null,
+        to: gateway.status,
+        needsReconcile: false,
+        differences: 0,
+      };
     case 'write': {
       const row = current as WithdrawalRow;
       // The same final failure under its two names (REJECTED, FAILED) is no move.
@@ -204,7 +210,12 @@ function recordClaims(
     'withdrawal',
     notice.id,
     compareWithGateway(current, claims).differences,
-    { action: 'recorded', source: 'unconfirmed_webhook', inboxEventId: input.context.inboxEventId, runId: null },
+    {
+      action: 'recorded',
+      source: 'unconfirmed_webhook',
+      inboxEventId: input.context.inboxEventId,
+      runId: null,
+    },
   );
   return { outcome: 'unconfirmed', reason };
 }
@@ -241,7 +252,11 @@ function addHistory(
 function schedule(notice: WithdrawalNotice, ctx: PlanContext) {
   return {
     nextReconcileAt: nextReconcileAt(
-      { resource: 'withdrawal', status: notice.status, createdAt: notice.createdAt ?? ctx.watch.now },
+      {
+        resource: 'withdrawal',
+        status: notice.status,
+        createdAt: notice.createdAt ?? ctx.watch.now,
+      },
       ctx.watch.now,
       ctx.watch.policy,
     ),

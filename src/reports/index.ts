@@ -3,7 +3,7 @@
  */
 import { dailyTotalsReport } from './dailyTotals.js';
 import { discrepanciesByRunReport } from './discrepanciesByRun.js';
-import { openDisputesReport } from './openDisputes.js';
+import { disputesReport } from './disputes.js';
 import type { ReportName } from './names.js';
 import type { ReportDefinition } from './report.js';
 import { withdrawalsDailyReport } from './withdrawalsDaily.js';
@@ -12,7 +12,7 @@ export { REPORT_NAMES, type ReportName } from './names.js';
 
 export const REPORTS: Readonly<Record<ReportName, ReportDefinition>> = {
   daily: dailyTotalsReport,
-  disputes: openDisputesReport,
+  disputes: disputesReport,
   withdrawals: withdrawalsDailyReport,
   discrepancies: discrepanciesByRunReport,
 };

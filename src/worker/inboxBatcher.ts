@@ -8,7 +8,10 @@ export interface InboxBatcherOptions {
   /** Batches running at once: while they run, new rows gather for the next one. */
   readonly maxInFlight: number;
   /** Applies rows together (processInboxBatch). */
-  readonly run: (ids: readonly number[], options: BatchOptions) => Promise<Map<number, BatchItemResult>>;
+  readonly run: (
+    ids: readonly number[],
+    options: BatchOptions,
+  ) => Promise<Map<number, BatchItemResult>>;
   /**
    * Rows that need a gateway read first. Called outside the batch slots (a GET must not hold
    * up the rows that need none); it settles every row it is given.

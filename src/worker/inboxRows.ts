@@ -48,10 +48,12 @@ export async function peekPendingRows(db: Db, ids: readonly number[]): Promise<I
   return rows.filter((row) => row.state === 'pending').map(withParsed);
 }
 
-function withParsed(row: Omit<InboxRow, 'parsed' | 'channel' | 'payload'> & {
-  channel: string;
-  payload: unknown;
-}): InboxRow {
+function withParsed(
+  row: Omit<InboxRow, 'parsed' | 'channel' | 'payload'> & {
+    channel: string;
+    payload: unknown;
+  },
+): InboxRow {
   const channel = row.channel as Channel;
   const payload = (row.payload ?? {}) as Record<string, unknown>;
   return { ...row, channel, payload, parsed: parseNotification(channel, payload) };

@@ -52,14 +52,18 @@ export function createNotificationWorker(
     deps.logger.warn({ err: error, size }, 'batch failed; applying its rows one by one');
   // Rows that need a gateway read go through it together, outside the batch slots.
   const readFirst = (rows: readonly Pending<number, ProcessResult>[], round = 1): void => {
-    void runRows(rows, { read: true }, {
-      run,
-      onBatchFailure,
-      forward: (again) => {
-        if (round < MAX_READ_ROUNDS) readFirst(again, round + 1);
-        else for (const row of again) row.reject(new ReadRoundsExhaustedError(row.item));
+    void runRows(
+      rows,
+      { read: true },
+      {
+        run,
+        onBatchFailure,
+        forward: (again) => {
+          if (round < MAX_READ_ROUNDS) readFirst(again, round + 1);
+          else for (const row of again) row.reject(new ReadRoundsExhaustedError(row.item));
+        },
       },
-    });
+    );
   };
   // The jobs running at once share transactions: up to `concurrency` rows per batch.
   const batcher = createInboxBatcher({

@@ -126,8 +126,17 @@ async function applyRows(
     const plan = planRow(row, { gatewayConfigured, reads });
     switch (plan.kind) {
       case 'quarantined':
-        finished.push({ id: row.id, state: 'quarantined', outcome: 'unparseable', reason: plan.reason });
-        results.set(row.id, { kind: 'quarantined', reason: plan.reason, receivedAt: row.receivedAt });
+        finished.push({
+          id: row.id,
+          state: 'quarantined',
+          outcome: 'unparseable',
+          reason: plan.reason,
+        });
+        results.set(row.id, {
+          kind: 'quarantined',
+          reason: plan.reason,
+          receivedAt: row.receivedAt,
+        });
         break;
       case 'forward':
         results.set(row.id, { kind: 'forward' });
@@ -136,10 +145,16 @@ async function applyRows(
         results.set(row.id, { kind: 'failed', error: plan.error });
         break;
       case 'forged': {
-        const applied: Applied = { outcome: 'forged', confirmed: true, needsReconcile: false, detail: plan.detail };
+        const applied: Applied = {
+          outcome: 'forged',
+          confirmed: true,
+          needsReconcile: false,
+          detail: plan.detail,
+        };
         finished.push(finishedRow(row.id, applied));
         released.push(heldKey(row));
-        if (row.parsed.ok) results.set(row.id, doneResult(row.parsed.notice, applied, false, row.receivedAt));
+        if (row.parsed.ok)
+          results.set(row.id, doneResult(row.parsed.notice, applied, false, row.receivedAt));
         break;
       }
       case 'apply':
@@ -151,7 +166,11 @@ async function applyRows(
   const inputs: MirrorInput[] = toApply.flatMap(({ plan }) => plan.inputs);
   const mirrorResults = await applyToMirror(tx, inputs, watch);
   const candidates: CrossChannelCandidate[] = [];
-  const done: { row: InboxRow; notice: (typeof toApply)[number]['plan']['notice']; applied: Applied }[] = [];
+  const done: {
+    row: InboxRow;
+    notice: (typeof toApply)[number]['plan']['notice'];
+    applied: Applied;
+  }[] = [];
   let next = 0;
   for (const { row, plan } of toApply) {
     const own = mirrorResults.slice(next, next + plan.inputs.length);

@@ -85,7 +85,12 @@ export function planRow(row: InboxRow, options: RowPlanOptions): RowPlan {
     provenance: confirmed ? 'confirmed' : 'contradicted',
     ambiguity: 'read',
   };
-  return { kind: 'apply', notice, contradicted: !confirmed, inputs: [readInput(read, row), webhook] };
+  return {
+    kind: 'apply',
+    notice,
+    contradicted: !confirmed,
+    inputs: [readInput(read, row), webhook],
+  };
 }
 
 function confirms(gatewayStatus: string, notice: Notice): boolean {

@@ -51,14 +51,22 @@ export function rowOutcome(
   if (results.some((result) => result.outcome === 'deferred')) return 'deferred';
   const { confirmed } = facts;
   const invalid = results.find((result) => result.outcome === 'invalid');
-  if (invalid) return { outcome: 'invalid', confirmed, needsReconcile: false, detail: reasonOf(invalid) };
+  if (invalid)
+    return { outcome: 'invalid', confirmed, needsReconcile: false, detail: reasonOf(invalid) };
   if (facts.contradicted) {
     const unconfirmed = results.find((result) => result.outcome === 'unconfirmed');
-    return { outcome: 'unconfirmed', confirmed, needsReconcile: false, detail: reasonOf(unconfirmed) };
+    return {
+      outcome: 'unconfirmed',
+      confirmed,
+      needsReconcile: false,
+      detail: reasonOf(unconfirmed),
+    };
   }
   const applied = results.filter((result) => result.outcome === 'applied');
   if (applied.length > 0) {
-    const needsReconcile = applied.some((result) => result.outcome === 'applied' && result.needsReconcile);
+    const needsReconcile = applied.some(
+      (result) => result.outcome === 'applied' && result.needsReconcile,
+    );
     return { outcome: 'applied', confirmed, needsReconcile };
   }
   if (results.some((result) => result.outcome === 'observed')) {

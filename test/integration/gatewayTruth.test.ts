@@ -84,13 +84,20 @@ describe('confirmation of unsigned webhooks', () => {
     });
     const [sale] =
       await sql()`select status, amount_cents, net_amount_cents, fee_cents, gateway_read_at is not null as read from sales where id = ${id}`;
+    const truth = await reconcileDeps().gateway.getTransaction(id);
     expect(sale).toMatchObject({
       status: 'PAGO',
       amount_cents: '5000',
-      fee_cents: '150',
+      fee_cents: String(truth.systemFeeCents),
       read: true,
     });
     expect(Number(sale?.net_amount_cents)).toBeLessThan(5000);
+    // The webhook's fee (150) is not what the gateway read says: kept as a discrepancy, not written.
+    const fee =
+      await sql()`select mirror_value, gateway_value, source from reconciliation_discrepancies where resource_id = ${id} and field = 'fee_cents'`;
+    expect(fee).toEqual([
+      { mirror_value: String(truth.systemFeeCents), gateway_value: '150', source: 'confirmation' },
+    ]);
   });
 
   it('a webhook whose status the gateway does not confirm takes the gateway status', async () => {
@@ -181,7 +188,7 @@ describe('confirmation of unsigned webhooks', () => {
     const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '6000' }));
     await finished(hook.body.id as number);
     const rows =
-      await sql()`select field, mirror_value, gateway_value, source, action from reconciliation_discrepancies where resource_id = ${id}`;
+      await sql()`select field, mirror_value, gateway_value, source, action from reconciliation_discrepancies where resource_id = ${id} and source = 'cross_channel'`;
     expect(rows).toEqual([
       {
         field: 'amount_cents',
@@ -265,17 +272,37 @@ describe('reconciliation', () => {
     expect(await first).toBe('first');
   });
 
-  it('an ambiguous postback (PAGO then MED) is confirmed with GET before it is applied', async () => {
+  it('an ambiguous postback (PAGO then MED) is read first: the dispute stays in history, the sale at the truth', async () => {
     const id = await gateway.createSale({ amount: 3000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
     await app
       .postback(postbackBody({ id, status: 'PAGO', amount: '3000' }))
       .then((a) => finished(a.body.id as number));
-    // The gateway says PAGO; a (late, replayed) MED postback arrives: ambiguous, confirmed by GET.
+    // MED → PAGO is a move a signed postback alone cannot prove is the latest: the worker reads first.
+    // The gateway already says PAGO again (the dispute was won), so the signed MED is history.
     const med = await app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
-    expect(await finished(med.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
+    expect(await finished(med.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
     const [sale] = await sql()`select status from sales where id = ${id}`;
     expect(sale?.status).toBe('PAGO');
+    const path =
+      await sql()`select from_status, to_status, entered from status_history where resource_id = ${id} and resource_type = 'sale' order by id`;
+    expect(path).toEqual([
+      { from_status: null, to_status: 'PAGO', entered: true },
+      { from_status: 'PAGO', to_status: 'MED', entered: true },
+      { from_status: 'MED', to_status: 'PAGO', entered: true },
+    ]);
+    // The same MED delivered again is the same observation: no second history row.
+    const replay = await app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
+    expect(await finished(replay.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'noop',
+    });
+    expect(
+      await sql()`select count(*)::int as n from status_history where resource_id = ${id} and resource_type = 'sale'`,
+    ).toEqual([{ n: 3 }]);
   });
 });
 
@@ -359,7 +386,8 @@ describe('CLI', () => {
       env(),
     );
     expect((await again.exited).code).toBe(0);
-    expect(again.output()).toMatch(new RegExp(`resumed at ${last + 3}`));
+    expect(again.output()).toMatch(/already finished by an earlier run \(2 mirrored, 3 skipped/);
+    expect(again.output()).toMatch(/nothing probed now/);
   });
 
   it('cashout sends the amount once and writes the withdrawal to the mirror at once', async () => {

@@ -105,12 +105,19 @@ describe('ordering', () => {
     const refund = await app.postback(postbackBody({ id: 5101, status: 'ESTORNADO' }));
     await processed(refund.body.id as number);
     const late = await app.postback(postbackBody({ id: 5101, status: 'PAGO' }));
+    // Signed, so an authentic observation: kept in history as observed, never as the current state.
     expect(await processed(late.body.id as number)).toEqual({
       state: 'processed',
-      outcome: 'stale',
+      outcome: 'observed',
     });
     expect(await saleStatus(5101)).toBe('ESTORNADO');
-    expect(await history('sale', 5101)).toHaveLength(1);
+    const path = await sql()`
+      select from_status, to_status, entered from status_history
+       where resource_type = 'sale' and resource_id = 5101 order by id`;
+    expect(path).toEqual([
+      { from_status: null, to_status: 'ESTORNADO', entered: true },
+      { from_status: 'ESTORNADO', to_status: 'PAGO', entered: false },
+    ]);
   });
 
   it('PENDENTE then ESTORNADO ends ESTORNADO, with the missed steps in one history row', async () => {
