@@ -142,8 +142,11 @@ function classify(written: MirrorResult | undefined): CheckResult {
         : { result: 'unchanged', discrepancies: 0 };
     case 'not_found':
       return { result: 'notFound', discrepancies: 1 };
+    case 'absent':
+      // On neither side: not found, and nothing the mirror holds is wrong.
+      return { result: 'notFound', discrepancies: 0 };
     default:
-      // Stale (a newer answer or status is already in the mirror), or on neither side.
+      // Stale: a newer answer or status is already in the mirror.
       return { result: 'unchanged', discrepancies: 0 };
   }
 }

@@ -3,6 +3,8 @@ import { compareSnapshots, type Snapshot } from '../../src/demo/compare.js';
 import { runDemo, type DemoResult } from '../../src/demo/runDemo.js';
 import { buildScenario, SALE_PATHS } from '../../src/demo/scenario.js';
 import { formatComparison } from '../../src/demo/table.js';
+import { REPORTS } from '../../src/reports/index.js';
+import { runReport } from '../../src/reports/report.js';
 import {
   createTestDatabase,
   createTestQueuePrefix,
@@ -86,6 +88,25 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
     expect(result.before.mismatchingRecords).toBeGreaterThan(0);
     expect(report).toContain('BEFORE RECONCILIATION');
     expect(report).toContain('AFTER RECONCILIATION');
+  });
+
+  it('keeps every authentic dispute notification in history, and report disputes lists them', async () => {
+    const sql = db.database.sql;
+    const heard = await sql<{ id: string; status: string }[]>`
+      select distinct resource_id as id, notified_status as status from inbox_events
+       where resource_type = 'sale' and notified_status in ('MED', 'CHARGEBACK')
+         and state = 'processed' and outcome not in ('forged', 'unconfirmed')
+       order by 1, 2`;
+    expect(heard.length).toBeGreaterThan(0);
+    const kept = await sql<{ id: string; status: string }[]>`
+      select distinct resource_id as id, to_status as status from status_history
+       where resource_type = 'sale' and to_status in ('MED', 'CHARGEBACK')
+       order by 1, 2`;
+    expect(kept).toEqual(heard);
+    const listed = await runReport(sql, REPORTS.disputes, { from: null, to: null });
+    expect(new Set(listed.map((row) => String(row.sale_id)))).toEqual(
+      new Set(heard.map((row) => row.id)),
+    );
   });
 
   it('deleted every Redis key under its queue prefix', async () => {

@@ -1,0 +1,358 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import { createGatewayClient } from '../../src/gateway/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { writeMirror } from '../../src/mirror/applyToMirror.js';
+import type { MirrorInput } from '../../src/mirror/inputs.js';
+import { runReconcilePass } from '../../src/reconciler/reconcilePass.js';
+import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
+import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// Who may assert what in the mirror (README, "The gateway is the truth"): signed postbacks,
+// webhooks the gateway's GET confirmed, and gateway reads no older than the row.
+
+/** What the proxy in front of the sandbox answers instead of it, while set. */
+interface Broken {
+  readonly status: number;
+  readonly body: string;
+  readonly type: string;
+}
+
+let db: TestDatabase;
+let queue: TestQueuePrefix;
+let gateway: TestSandbox;
+let proxy: Server;
+let proxyUrl = '';
+let broken: Broken | null = null;
+const brokenGets: string[] = [];
+let app: TestPaymirror;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = createTestQueuePrefix();
+  gateway = await startTestSandbox();
+  proxy = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (broken && request.method === 'GET') {
+        brokenGets.push(request.url ?? '');
+        response.writeHead(broken.status, { 'content-type': broken.type }).end(broken.body);
+        return;
+      }
+      const body = Buffer.concat(chunks);
+      void fetch(`${gateway.url}${request.url ?? ''}`, {
+        method: request.method ?? 'GET',
+        headers: request.headers as Record<string, string>,
+        ...(body.length > 0 ? { body } : {}),
+      }).then(async (answer) => {
+        response
+          .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' })
+          .end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  app = await startTestPaymirror({
+    db,
+    queue,
+    env: { ...gateway.env, GATEWAY_BASE_URL: proxyUrl, RECONCILE_INTERVAL_SECONDS: '3600' },
+  });
+});
+afterEach(() => {
+  broken = null;
+  brokenGets.length = 0;
+});
+afterAll(async () => {
+  await app?.close();
+  await new Promise((resolve) => proxy?.close(resolve));
+  await gateway?.close();
+  await queue?.drop();
+  await db?.drop();
+});
+
+const sql = () => db.database.sql;
+
+async function finished(inboxId: number) {
+  return waitFor(
+    async () => {
+      const rows = await sql()<{ state: string; outcome: string | null }[]>`
+        select state, outcome from inbox_events where id = ${inboxId}`;
+      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
+    },
+    { what: `inbox row ${inboxId}` },
+  );
+}
+
+function reconcileDeps() {
+  return {
+    db: db.database.db,
+    sql: db.database.sql,
+    gateway: createGatewayClient({
+      baseUrl: proxyUrl,
+      publicKey: gateway.publicKey,
+      privateKey: gateway.privateKey,
+      retry: { attempts: 1 },
+    }),
+    policy: DEFAULT_WATCH_POLICY,
+    logger: createLogger({ level: 'silent' }),
+  };
+}
+
+async function indeterminateCount(): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  return [...text.matchAll(/^paymirror_gateway_indeterminate_answers_total\{[^}]*\} (\d+)/gm)]
+    .map((match) => Number(match[1]))
+    .reduce((a, b) => a + b, 0);
+}
+
+describe('a GET answer that cannot tell (item 2)', () => {
+  const cases: [string, Broken][] = [
+    [
+      '403 shape C FORBIDDEN',
+      {
+        status: 403,
+        type: 'application/json',
+        body: JSON.stringify({
+          success: false,
+          error: { code: 'FORBIDDEN', message: 'Account not permitted' },
+        }),
+      },
+    ],
+    [
+      '401 shape C',
+      {
+        status: 401,
+        type: 'application/json',
+        body: JSON.stringify({
+          success: false,
+          error: { code: 'UNAUTHORIZED', message: 'Invalid credentials' },
+        }),
+      },
+    ],
+    [
+      '404 as a proxy HTML page',
+      { status: 404, type: 'text/html', body: '<html>Not Found</html>' },
+    ],
+  ];
+
+  it.each(cases)(
+    '%s: the webhook is retried, not forged, counted, and applied once the gateway answers',
+    async (_name, answer) => {
+      const id = await gateway.createSale({ amount: 4100 });
+      await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+      const before = await indeterminateCount();
+      broken = answer;
+      const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4100' }));
+      expect(hook.body.status).toBe('accepted');
+      await waitFor(() => brokenGets.filter((url) => url.endsWith(`/${id}`)).length >= 2, {
+        what: 'two refused GETs',
+      });
+      const [row] =
+        await sql()`select state, attempts >= 1 as tried, last_error is not null as error
+        from inbox_events where id = ${hook.body.id as number}`;
+      expect(row).toMatchObject({ state: 'pending', error: true });
+      expect(await indeterminateCount()).toBeGreaterThan(before);
+      broken = null;
+      expect(await finished(hook.body.id as number)).toEqual({
+        state: 'processed',
+        outcome: 'applied',
+      });
+    },
+  );
+
+  it('a reconciliation pass that meets one leaves the row scheduled and unmarked', async () => {
+    const id = await gateway.createSale({ amount: 4200 });
+    const post = await app.postback(postbackBody({ id, status: 'PENDENTE', amount: '4200' }));
+    await finished(post.body.id as number);
+    const [before] = await sql()`select next_reconcile_at from sales where id = ${id}`;
+    broken = cases[0]![1];
+    const summary = await runReconcilePass(reconcileDeps(), { kind: 'sale', id }, 'test');
+    expect(summary).toMatchObject({ status: 'failed', errors: 1, notFound: 0 });
+    const [after] = await sql()`select status, next_reconcile_at from sales where id = ${id}`;
+    expect(after).toEqual({ status: 'PENDENTE', next_reconcile_at: before?.next_reconcile_at });
+    expect(
+      await sql()`select count(*)::int as n from reconciliation_discrepancies where resource_id = ${id}`,
+    ).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('an unconfirmed webhook (item 4)', () => {
+  it('writes none of its fields, records its claims, and does not steal the real event', async () => {
+    const id = await gateway.createSale({ amount: 5100 });
+    const post = await app.postback(postbackBody({ id, status: 'PENDENTE', amount: '5100' }));
+    await finished(post.body.id as number);
+    const forged = await app.webhook(
+      webhookSaleBody({ id, status: 'PAGO', amount: '5100', fee: 999999 }),
+    );
+    expect(await finished(forged.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'unconfirmed',
+    });
+    const [sale] = await sql()`select status, fee_cents from sales where id = ${id}`;
+    expect(sale?.status).toBe('PENDENTE');
+    expect(sale?.fee_cents).not.toBe('999999');
+    const claims = await sql()`
+      select field, gateway_value from reconciliation_discrepancies
+       where resource_id = ${id} and source = 'unconfirmed_webhook' order by field`;
+    expect(claims).toEqual(
+      expect.arrayContaining([
+        { field: 'fee_cents', gateway_value: '999999' },
+        { field: 'status', gateway_value: 'PAGO' },
+      ]),
+    );
+
+    // The gateway's own webhook for the same event, later: not a duplicate, and applied.
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const real = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '5100' }));
+    expect(real.body.status).toBe('accepted');
+    expect(await finished(real.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
+    expect((await sql()`select status from sales where id = ${id}`)[0]?.status).toBe('PAGO');
+  });
+
+  it('a delivery that turned out forged releases its dedupe key', async () => {
+    const body = webhookSaleBody({ id: 987_001, status: 'PAGO' });
+    const first = await app.webhook(body);
+    expect(await finished(first.body.id as number)).toMatchObject({ outcome: 'forged' });
+    const again = await app.webhook(body);
+    expect(again.body.status).toBe('accepted');
+    expect(again.body.id).not.toBe(first.body.id);
+  });
+});
+
+describe('withdrawal webhooks with gateway keys (item 6)', () => {
+  it('store externalId and processedAt, which only the webhook carries, once confirmed', async () => {
+    await gateway.control('/balance', { availableCents: 90_000 });
+    const cashout = await gateway.api('POST', '/api/public/cashout', {
+      amount: 150.5,
+      pixKey: 'maria@example.com',
+      pixKeyType: 'EMAIL',
+    });
+    expect(cashout.status).toBe(201);
+    const id = Number(cashout.body.id);
+    await gateway.control(`/withdrawals/${id}/status`, { status: 'COMPLETED' });
+    const hook = await app.webhook(
+      withdrawalBody({
+        id,
+        status: 'COMPLETED',
+        updatedAt: '2026-11-20T10:00:00.000Z',
+        externalId: 'E18236120202611201000s0123456789',
+        processedAt: '2026-11-20T10:00:00.000Z',
+      }),
+    );
+    expect(await finished(hook.body.id as number)).toMatchObject({ state: 'processed' });
+    const [row] =
+      await sql()`select status, external_id, processed_at = '2026-11-20T10:00:00Z' as processed from withdrawals where id = ${id}`;
+    expect(row).toEqual({
+      status: 'COMPLETED',
+      external_id: 'E18236120202611201000s0123456789',
+      processed: true,
+    });
+  });
+});
+
+describe('reconciliation reports only what happened (item 8)', () => {
+  it('shipping in another key order is no difference, pass after pass', async () => {
+    const created = await gateway.api('POST', '/api/sales', {
+      amount: 6100,
+      paymentMethod: 'PIX',
+      customer: { name: 'Maria da Silva', email: 'maria@example.com' },
+      items: [{ title: 'Livro', unitPrice: 6100, quantity: 1, tangible: true }],
+      shipping: {
+        street: 'Rua Augusta',
+        number: '1500',
+        zipCode: '01304001',
+        neighborhood: 'Consolação',
+        city: 'São Paulo',
+        state: 'SP',
+      },
+    });
+    const id = (created.body.sale as { id: number }).id;
+    const first = await runReconcilePass(reconcileDeps(), { kind: 'sale', id }, 'test');
+    expect(first).toMatchObject({ checked: 1, inserted: 1, corrected: 0, unchanged: 0 });
+    const second = await runReconcilePass(reconcileDeps(), { kind: 'sale', id }, 'test');
+    expect(second).toMatchObject({ checked: 1, unchanged: 1, corrected: 0, discrepancies: 0 });
+    expect(
+      await sql()`select count(*)::int as n from reconciliation_discrepancies where resource_id = ${id}`,
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('a sale on neither side is not a discrepancy', async () => {
+    const summary = await runReconcilePass(reconcileDeps(), { kind: 'sale', id: 876_543 }, 'test');
+    expect(summary).toMatchObject({ checked: 1, notFound: 1, discrepancies: 0 });
+    expect(
+      await sql()`select count(*)::int as n from reconciliation_discrepancies where resource_id = 876543`,
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('centavos with a leading zero are the same amount across channels', async () => {
+    const id = await gateway.createSale({ amount: 15000 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    // The webhook's "015000" is stored as received; the postback compared with it later.
+    const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '015000' }));
+    expect(await finished(hook.body.id as number)).toEqual({
+      state: 'processed',
+      outcome: 'applied',
+    });
+    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '15000' }));
+    expect(await finished(post.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
+    expect(
+      await sql()`select count(*)::int as n from reconciliation_discrepancies
+                   where resource_id = ${id} and source = 'cross_channel'`,
+    ).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('a gateway read against a newer signed state (item 3)', () => {
+  const watch = () => ({ now: new Date(), policy: DEFAULT_WATCH_POLICY });
+
+  it('a GET begun before a signed refund was applied does not undo it; a later GET wins', async () => {
+    const id = await gateway.createSale({ amount: 7100 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const client = reconcileDeps().gateway;
+    const readAt = new Date();
+    const paid = await client.getTransaction(id); // the truth as of readAt: PAGO
+    await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
+    const refund = await app.postback(postbackBody({ id, status: 'ESTORNADO', amount: '7100' }));
+    await finished(refund.body.id as number);
+
+    const stale: MirrorInput = {
+      kind: 'read',
+      resource: 'sale',
+      record: paid,
+      readAt,
+      context: { source: 'reconcile', inboxEventId: null },
+      purpose: 'reconcile',
+      runId: null,
+    };
+    const [result] = await writeMirror(db.database.db, [stale], watch());
+    expect(result).toMatchObject({ outcome: 'stale' });
+    const path =
+      await sql()`select to_status from status_history where resource_id = ${id} order by id`;
+    expect(path.map((row) => row.to_status)).toEqual(['ESTORNADO']);
+    expect((await sql()`select status from sales where id = ${id}`)[0]?.status).toBe('ESTORNADO');
+
+    // The gateway's word, read after the mirror's state, wins even a move the machine forbids.
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' }).catch(() => undefined);
+    const fresh: MirrorInput = {
+      ...stale,
+      record: { ...paid, status: 'PAGO' },
+      readAt: new Date(Date.now() + 1000),
+    };
+    const [wins] = await writeMirror(db.database.db, [fresh], watch());
+    expect(wins).toMatchObject({ outcome: 'applied', from: 'ESTORNADO', to: 'PAGO' });
+  });
+});
