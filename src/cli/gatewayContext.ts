@@ -5,7 +5,9 @@ import { createDatabase, type Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import type { GatewayClient } from '../gateway/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import type { Redis } from 'ioredis';
 import { gatewayClientFor } from '../runtime/gatewayClient.js';
+import { createProducerRedis, settle } from '../runtime/redis.js';
 import { loadConfig } from './environment.js';
 
 export interface GatewayContext {
@@ -20,8 +22,10 @@ export async function withGatewayContext<T>(
   fn: (context: GatewayContext) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig();
-  const gateway = gatewayClientFor(config, null);
+  const budget = await budgetRedis(config.redisUrl);
+  const gateway = gatewayClientFor(config, null, budget.redis);
   if (!gateway) {
+    budget.close();
     throw new ConfigError([
       'GATEWAY_BASE_URL, GATEWAY_PUBLIC_KEY, GATEWAY_PRIVATE_KEY: required by this command',
     ]);
@@ -32,13 +36,32 @@ export async function withGatewayContext<T>(
     secrets: [config.gateway?.privateKey ?? '', config.gateway?.publicKey ?? ''],
     destination: pino.destination(2),
   });
-  await runMigrations(config.databaseUrl);
-  const database = createDatabase(config.databaseUrl, { max: 2 });
-  try {
-    return await fn({ config, database, gateway, logger });
-  } finally {
-    await database.close();
+  if (!budget.redis) {
+    logger.warn(
+      'Redis cannot be reached: this command paces its gateway calls alone, outside the budget the running paymirror shares (GATEWAY_MAX_RPS)',
+    );
   }
+  try {
+    await runMigrations(config.databaseUrl);
+    const database = createDatabase(config.databaseUrl, { max: 2 });
+    try {
+      return await fn({ config, database, gateway, logger });
+    } finally {
+      await database.close();
+    }
+  } finally {
+    budget.close();
+  }
+}
+
+/** The Redis holding the gateway budget, when it answers within a moment; else null. */
+async function budgetRedis(url: string): Promise<{ redis: Redis | null; close(): void }> {
+  const redis = createProducerRedis(url);
+  redis.on('error', () => {});
+  await settle(redis, 2000);
+  if (redis.status === 'ready') return { redis, close: () => redis.disconnect() };
+  redis.disconnect();
+  return { redis: null, close: () => {} };
 }
 
 /** A progress line on a terminal; nothing when stderr is a pipe or a file. */

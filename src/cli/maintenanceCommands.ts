@@ -32,7 +32,7 @@ export function registerMaintenanceCommands(program: Command): void {
             config,
             sql: database.sql,
             redis,
-            gateway: gatewayClientFor(config, null),
+            gateway: gatewayClientFor(config, null, redis.status === 'ready' ? redis : null),
           });
         } finally {
           redis.disconnect();

@@ -71,6 +71,7 @@ export const envSchema = z.object({
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(10),
   SWEEP_AFTER_SECONDS: int(0, 86400).default(30),
   WORKER_CONCURRENCY: int(1, 256).default(64),
+  CONFIRMATION_CONCURRENCY: int(1, 256).default(16),
   JOB_ATTEMPTS: int(1, 100).default(10),
   JOB_BACKOFF_MS: int(1, 3_600_000).default(1000),
   DB_POOL_MAX: int(1, 200).default(10),
@@ -147,6 +148,8 @@ export interface Config {
   readonly sweepIntervalSeconds: number;
   readonly sweepAfterSeconds: number;
   readonly workerConcurrency: number;
+  /** Jobs at once in the confirmation lane (rows waiting on a gateway read). */
+  readonly confirmationConcurrency: number;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
   /** A job whose worker stops renewing its lock this long is stalled and runs again. */
@@ -244,6 +247,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     sweepAfterSeconds: e.SWEEP_AFTER_SECONDS,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    confirmationConcurrency: e.CONFIRMATION_CONCURRENCY,
     jobAttempts: e.JOB_ATTEMPTS,
     jobBackoffMs: e.JOB_BACKOFF_MS,
     jobLockSeconds: e.JOB_LOCK_SECONDS,

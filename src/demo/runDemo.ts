@@ -166,7 +166,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     await setWebhookUrl(sandboxUrl, `${paymirror.url}/webhooks/${webhookToken}`);
     progress.note(`sandbox gateway on ${sandboxUrl}, paymirror on ${paymirror.url}`);
 
-    const gateway = gatewayClientFor(config, null);
+    const gateway = gatewayClientFor(config, null, null);
     if (!gateway) throw new DemoError('no gateway client: GATEWAY_* not configured');
     const reconcileDeps: ReconcileDeps = {
       db: database.db,

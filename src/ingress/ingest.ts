@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
+import type { LaneRow } from '../queue/lanes.js';
 import { buildDelivery, type Delivery } from '../inbox/delivery.js';
 import type { RejectedDelivery } from '../inbox/rejectedDeliveries.js';
 import { isStorageOutage } from '../inbox/outage.js';
@@ -23,8 +24,8 @@ export interface IngestDeps {
   readonly bodyLimitBytes: number;
   /** Stores durably; resolves only after the commit. */
   store(delivery: Delivery): Promise<StoreResult>;
-  /** Hands accepted rows to the queue; a failure here loses nothing (the sweeper retries). */
-  enqueue(inboxEventId: number): Promise<void>;
+  /** Hands accepted rows to their lane; a failure here loses nothing (the sweeper retries). */
+  enqueue(row: LaneRow): Promise<void>;
   /** Where deliveries go while Postgres is down; null: answer 503 instead. */
   readonly spool: Spool | null;
   /** Called for each delivery written to the spool (metrics). */
@@ -209,7 +210,7 @@ async function store(
   }
   if (stored.kind === 'accepted') {
     try {
-      await deps.enqueue(stored.id);
+      await deps.enqueue({ id: stored.id, channel });
     } catch (error) {
       deps.logger.warn(
         { err: error, inboxEventId: stored.id },

@@ -2,6 +2,7 @@ import { buildDelivery, type Delivery } from '../inbox/delivery.js';
 import type { Spool } from '../inbox/spool.js';
 import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Logger } from '../log/logger.js';
+import type { LaneRow } from '../queue/lanes.js';
 import { parseJsonObject } from './rawBody.js';
 
 /**
@@ -11,7 +12,7 @@ import { parseJsonObject } from './rawBody.js';
 export async function drainSpool(
   spool: Spool,
   store: (delivery: Delivery) => Promise<StoreResult>,
-  enqueue: (inboxEventId: number) => Promise<void>,
+  enqueue: (row: LaneRow) => Promise<void>,
   logger: Logger,
 ): Promise<number> {
   const moved = await spool.drain(async (spooled) => {
@@ -27,7 +28,7 @@ export async function drainSpool(
       }),
     );
     if (stored.kind === 'accepted') {
-      await enqueue(stored.id).catch((error: unknown) =>
+      await enqueue({ id: stored.id, channel: spooled.channel }).catch((error: unknown) =>
         logger.warn({ err: error, inboxEventId: stored.id }, 'enqueue failed; the sweeper will'),
       );
     }

@@ -4,8 +4,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export interface MetricSources {
   /** Age in seconds of the oldest pending inbox row, 0 when none. */
   oldestPendingAgeSeconds?: () => Promise<number>;
-  /** Jobs in the notifications queue by BullMQ state (waiting, active, delayed, …). */
-  queueCounts?: () => Promise<Record<string, number>>;
+  /** Jobs by queue (lane), then by BullMQ state (waiting, active, delayed, …). */
+  queueCounts?: () => Promise<Record<string, Record<string, number>>>;
+  /** Seconds the oldest waiting job of each queue has waited (0 when none). */
+  queueOldestAgeSeconds?: () => Promise<Record<string, number>>;
   /** Inbox rows needing attention or still to do, by state (pending, quarantined, failed). */
   inboxCounts?: () => Promise<Record<string, number>>;
   /** Deliveries waiting in the local spool for Postgres. */
@@ -21,6 +23,8 @@ export interface Metrics {
   readonly sweeperRequeued: Counter;
   readonly gatewayCalls: Counter<'endpoint' | 'status'>;
   readonly gatewayIndeterminate: Counter<'endpoint' | 'status'>;
+  readonly gatewayBudgetTaken: Counter;
+  readonly forwardedToConfirmation: Counter;
   readonly reconcileRuns: Counter<'status'>;
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
@@ -91,13 +95,23 @@ export function createMetrics(
   });
   new Gauge({
     name: 'paymirror_queue_jobs',
-    help: 'Jobs in the notifications queue, by state',
-    labelNames: ['state'],
+    help: 'Jobs in each queue (notifications: the signed lane; confirmations: the lane that waits on the gateway), by state',
+    labelNames: ['queue', 'state'],
     registers,
     async collect() {
-      for (const [state, count] of Object.entries((await quietly(sources.queueCounts)) ?? {})) {
-        this.set({ state }, count);
+      for (const [queue, counts] of Object.entries((await quietly(sources.queueCounts)) ?? {})) {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
       }
+    },
+  });
+  new Gauge({
+    name: 'paymirror_queue_oldest_waiting_age_seconds',
+    help: 'How long the oldest waiting job of each queue has waited (0 when none)',
+    labelNames: ['queue'],
+    registers,
+    async collect() {
+      const ages = (await quietly(sources.queueOldestAgeSeconds)) ?? {};
+      for (const [queue, age] of Object.entries(ages)) this.set({ queue }, age);
     },
   });
 
@@ -138,6 +152,16 @@ export function createMetrics(
       labelNames: ['endpoint', 'status'],
       registers,
     }),
+    gatewayBudgetTaken: new Counter({
+      name: 'paymirror_gateway_budget_taken_total',
+      help: 'Requests this process sent under the gateway budget (GATEWAY_MAX_RPS, shared by every process of the account): sum over processes for the budget used',
+      registers,
+    }),
+    forwardedToConfirmation: new Counter({
+      name: 'paymirror_forwarded_to_confirmation_total',
+      help: 'Inbox rows the signed lane handed to the confirmation lane (they need a gateway read first)',
+      registers,
+    }),
     reconcileRuns: new Counter({
       name: 'paymirror_reconcile_runs_total',
       help: 'Reconciliation passes, by final status (succeeded, partial, failed)',
@@ -146,7 +170,7 @@ export function createMetrics(
     }),
     reconcileRows: new Counter({
       name: 'paymirror_reconcile_rows_total',
-      help: 'Rows checked by reconciliation passes, by result (unchanged, corrected, not_found, error)',
+      help: 'Rows checked by reconciliation passes, by result (unchanged, inserted, corrected, not_found, error)',
       labelNames: ['result'],
       registers,
     }),

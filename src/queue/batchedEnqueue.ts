@@ -1,5 +1,6 @@
 import { createMicroBatcher } from '../lib/microBatcher.js';
-import { enqueueNotifications, type NotificationQueue, type RetryPolicy } from './catalog.js';
+import type { RetryPolicy } from './catalog.js';
+import { enqueueInLanes, type LaneQueues, type LaneRow } from './lanes.js';
 
 export interface BatchedEnqueueOptions {
   /** Most jobs in one addBulk; a full batch is sent at once. Default 128. */
@@ -12,7 +13,7 @@ export interface BatchedEnqueueOptions {
 
 export interface BatchedEnqueue {
   /** Resolves once the addBulk holding this inbox row's job succeeded; rejects if it failed. */
-  enqueue(inboxEventId: number): Promise<void>;
+  enqueue(row: LaneRow): Promise<void>;
   /** Sends what is waiting, waits for the addBulk calls in flight, refuses new jobs. */
   close(): Promise<void>;
 }
@@ -25,20 +26,22 @@ export class BatchedEnqueueClosedError extends Error {
 }
 
 /**
- * enqueueNotifications for the accepted rows of a few milliseconds: one addBulk (one round
- * trip) instead of one add per row. Job ids come from the rows, so a row enqueued twice is
+ * enqueueInLanes for the accepted rows of a few milliseconds: one addBulk per lane instead of
+ * one add per row. Job ids come from the rows, so a row enqueued twice is
  * still one job. A failed addBulk rejects its callers; the sweeper enqueues their rows later.
  */
 export function createBatchedEnqueue(
-  queue: NotificationQueue,
+  lanes: LaneQueues,
+  gatewayConfigured: boolean,
   retry: RetryPolicy,
   options: BatchedEnqueueOptions = {},
 ): BatchedEnqueue {
-  const batcher = createMicroBatcher<number, void>(
+  const batcher = createMicroBatcher<LaneRow, void>(
     async (batch) => {
-      await enqueueNotifications(
-        queue,
+      await enqueueInLanes(
+        lanes,
         batch.map((pending) => pending.item),
+        gatewayConfigured,
         retry,
       );
       for (const pending of batch) pending.resolve();
@@ -50,5 +53,5 @@ export function createBatchedEnqueue(
     },
     () => new BatchedEnqueueClosedError(),
   );
-  return { enqueue: (inboxEventId) => batcher.add(inboxEventId), close: () => batcher.close() };
+  return { enqueue: (row) => batcher.add(row), close: () => batcher.close() };
 }

@@ -6,6 +6,12 @@ import { z } from 'zod';
  * data: the inbox row is the data, so a lost queue loses nothing the sweeper cannot rebuild.
  */
 export const NOTIFICATIONS_QUEUE = 'notifications';
+/**
+ * The rows that need a gateway read first (unsigned webhooks, ambiguous signed moves): their
+ * own queue and workers, so the signed lane never waits on the gateway. See src/queue/lanes.ts.
+ */
+export const CONFIRMATIONS_QUEUE = 'confirmations';
+export type NotificationQueueName = typeof NOTIFICATIONS_QUEUE | typeof CONFIRMATIONS_QUEUE;
 export const APPLY_NOTIFICATION_JOB = 'apply-notification';
 
 /** The reconciler's scheduled passes (no payload: a pass picks its own rows). */
@@ -66,8 +72,9 @@ export type NotificationQueue = Queue<NotificationJob, void, typeof APPLY_NOTIFI
 export function createNotificationQueue(
   connection: ConnectionOptions,
   prefix: string,
+  name: NotificationQueueName = NOTIFICATIONS_QUEUE,
 ): NotificationQueue {
-  return new Queue<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(NOTIFICATIONS_QUEUE, {
+  return new Queue<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(name, {
     connection,
     prefix,
   });

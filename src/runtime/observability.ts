@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PassSummary } from '../reconciler/reconcilePass.js';
+import { laneQueueList, type LaneQueues } from '../queue/lanes.js';
 
 export async function oldestPendingAgeSeconds(sql: Sql): Promise<number> {
   const [row] = await sql<{ age: number | null }[]>`
@@ -12,6 +13,7 @@ export async function oldestPendingAgeSeconds(sql: Sql): Promise<number> {
 export function observePass(metrics: Metrics, summary: PassSummary): void {
   metrics.reconcileRuns.inc({ status: summary.status });
   metrics.reconcileRows.inc({ result: 'unchanged' }, summary.unchanged);
+  metrics.reconcileRows.inc({ result: 'inserted' }, summary.inserted);
   metrics.reconcileRows.inc({ result: 'corrected' }, summary.corrected);
   metrics.reconcileRows.inc({ result: 'not_found' }, summary.notFound);
   metrics.reconcileRows.inc({ result: 'error' }, summary.errors);
@@ -22,4 +24,28 @@ export async function inboxCountsByState(sql: Sql): Promise<Record<string, numbe
   const rows = await sql<{ state: string; n: number }[]>`
     select state, count(*)::int as n from inbox_events where state <> 'processed' group by state`;
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
+}
+
+/** Jobs per lane's queue, by state. */
+export async function queueCountsByLane(
+  lanes: LaneQueues,
+): Promise<Record<string, Record<string, number>>> {
+  const queues = laneQueueList(lanes);
+  const counts = await Promise.all(
+    queues.map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'failed')),
+  );
+  return Object.fromEntries(queues.map((queue, index) => [queue.name, counts[index] ?? {}]));
+}
+
+/** How long the oldest waiting job of each lane's queue has waited, in seconds. */
+export async function queueOldestAgeByLane(lanes: LaneQueues): Promise<Record<string, number>> {
+  const queues = laneQueueList(lanes);
+  const now = Date.now();
+  const ages = await Promise.all(
+    queues.map(async (queue) => {
+      const [oldest] = await queue.getJobs(['waiting'], 0, 0, true);
+      return oldest ? Math.max(0, (now - oldest.timestamp) / 1000) : 0;
+    }),
+  );
+  return Object.fromEntries(queues.map((queue, index) => [queue.name, ages[index] ?? 0]));
 }

@@ -7,7 +7,8 @@ import type { GatewayClient } from '../gateway/index.js';
 import { trimRejected } from '../inbox/rejectedDeliveries.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { NotificationQueue, RetryPolicy } from '../queue/catalog.js';
+import type { RetryPolicy } from '../queue/catalog.js';
+import type { LaneQueues } from '../queue/lanes.js';
 import { startReconcileScheduler } from '../reconciler/reconcileScheduler.js';
 import { runPeriodically } from '../scheduler/periodic.js';
 import { startSweeperLoop } from '../scheduler/sweeper.js';
@@ -16,7 +17,7 @@ import { observePass } from './observability.js';
 export interface SchedulerRoleDeps {
   readonly config: Config;
   readonly database: Database;
-  readonly queue: NotificationQueue;
+  readonly lanes: LaneQueues;
   readonly transitions: TransitionQueue | null;
   readonly redis: Redis;
   readonly gateway: GatewayClient | null;
@@ -36,7 +37,13 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
   const stops: (() => Promise<void>)[] = [];
 
   const sweeper = startSweeperLoop(
-    { sql: database.sql, queue: deps.queue, retry, afterSeconds: config.sweepAfterSeconds },
+    {
+      sql: database.sql,
+      lanes: deps.lanes,
+      gatewayConfigured: deps.gateway !== null,
+      retry,
+      afterSeconds: config.sweepAfterSeconds,
+    },
     config.sweepIntervalSeconds,
     logger,
     (count) => metrics.sweeperRequeued.inc(count),

@@ -17,16 +17,25 @@ import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import {
-  createNotificationQueue,
-  enqueueNotifications,
-  type RetryPolicy,
-} from '../queue/catalog.js';
+import type { RetryPolicy } from '../queue/catalog.js';
 import { createBatchedEnqueue } from '../queue/batchedEnqueue.js';
+import {
+  closeLaneQueues,
+  createLaneQueues,
+  enqueueInLanes,
+  laneQueueList,
+  type LaneRow,
+} from '../queue/lanes.js';
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
-import { createNotificationWorker } from '../worker/notificationWorker.js';
+import { startConfirmationWorker } from '../worker/confirmationWorker.js';
+import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
-import { inboxCountsByState, oldestPendingAgeSeconds } from './observability.js';
+import {
+  inboxCountsByState,
+  oldestPendingAgeSeconds,
+  queueCountsByLane,
+  queueOldestAgeByLane,
+} from './observability.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
 import type { Role } from './roles.js';
@@ -55,39 +64,60 @@ export async function startPaymirror(
   const producerRedis = createProducerRedis(config.redisUrl);
   producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));
   await settle(producerRedis, 3000);
-  const needsQueue = roles.has('ingress') || roles.has('scheduler');
-  const queue = needsQueue ? createNotificationQueue(producerRedis, config.queuePrefix) : null;
-  queue?.on('error', (error) => logger.debug({ err: error }, 'queue error'));
+  // Every role adds jobs: the ingress and the sweeper to either lane, the signed lane's workers
+  // to the confirmation lane.
+  const lanes = createLaneQueues(producerRedis, config.queuePrefix);
+  for (const queue of laneQueueList(lanes)) {
+    queue.on('error', (error) => logger.debug({ err: error }, 'queue error'));
+  }
   const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
 
-  const gateway = gatewayClientFor(config, metrics);
+  // The gateway budget is the account's: every process draws from one bucket in Redis.
+  const gateway = gatewayClientFor(config, metrics, producerRedis);
   const workerRedis =
     roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redisUrl) : null;
-  const worker =
-    roles.has('worker') && workerRedis
-      ? createNotificationWorker({
-          db: database.db,
-          gateway,
-          policy: config.watchPolicy,
-          connection: workerRedis,
-          prefix: config.queuePrefix,
-          concurrency: config.workerConcurrency,
-          lockSeconds: config.jobLockSeconds,
-          logger,
-          metrics,
-        })
-      : null;
+  const laneDeps = workerRedis
+    ? {
+        db: database.db,
+        gateway,
+        policy: config.watchPolicy,
+        connection: workerRedis,
+        prefix: config.queuePrefix,
+        lockSeconds: config.jobLockSeconds,
+        logger,
+        metrics,
+      }
+    : null;
+  const workers =
+    roles.has('worker') && laneDeps
+      ? [
+          startNotificationWorker({
+            ...laneDeps,
+            concurrency: config.workerConcurrency,
+            confirmationQueue: gateway ? lanes.confirmation : null,
+            retry,
+          }),
+          ...(gateway
+            ? [
+                startConfirmationWorker({
+                  ...laneDeps,
+                  concurrency: config.confirmationConcurrency,
+                }),
+              ]
+            : []),
+        ]
+      : [];
 
   const transitions =
     roles.has('scheduler') && config.transitions.enabled && workerRedis
       ? createTransitionQueue(workerRedis, config.queuePrefix)
       : null;
   const stopScheduler =
-    roles.has('scheduler') && queue && workerRedis
+    roles.has('scheduler') && workerRedis
       ? await startSchedulerRole({
           config,
           database,
-          queue,
+          lanes,
           transitions,
           redis: workerRedis,
           gateway,
@@ -106,33 +136,31 @@ export async function startPaymirror(
       storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
       STORE_TIMEOUT_MS,
     );
-  const enqueue = (id: number) =>
-    queue ? enqueueNotifications(queue, [id], retry) : Promise.resolve();
+  const enqueue = (row: LaneRow) => enqueueInLanes(lanes, [row], gateway !== null, retry);
   // The ingress's requests share statements: deliveries are stored many to a statement (one
   // commit) and their jobs added many to an addBulk; each request still waits for its own. No
   // timer: a batch leaves at the end of the event loop's turn when a slot is free, and the
   // requests that come while the slots are taken make up the next one (a 2 ms timer instead
   // cost a quarter of the throughput: bench/PERFORMANCE.md).
-  const batched =
-    roles.has('ingress') && queue
-      ? {
-          store: createBatchedStore(database.sql, {
-            dedupeWindowHours: config.dedupeWindowHours,
-            maxBatch: 64,
-            maxWaitMs: 0,
-            maxInFlight: 2,
-            onBatchFailure: (error, size) =>
-              logger.warn({ err: error, size }, 'batched inbox statement failed'),
-            // Postgres unreachable: every delivery would fail too, so spool them at once.
-            retryOneByOne: (error) => !isStorageOutage(error),
-          }),
-          enqueue: createBatchedEnqueue(queue, retry, {
-            maxBatch: 128,
-            maxWaitMs: 0,
-            maxInFlight: 1,
-          }),
-        }
-      : null;
+  const batched = roles.has('ingress')
+    ? {
+        store: createBatchedStore(database.sql, {
+          dedupeWindowHours: config.dedupeWindowHours,
+          maxBatch: 64,
+          maxWaitMs: 0,
+          maxInFlight: 2,
+          onBatchFailure: (error, size) =>
+            logger.warn({ err: error, size }, 'batched inbox statement failed'),
+          // Postgres unreachable: every delivery would fail too, so spool them at once.
+          retryOneByOne: (error) => !isStorageOutage(error),
+        }),
+        enqueue: createBatchedEnqueue(lanes, gateway !== null, retry, {
+          maxBatch: 128,
+          maxWaitMs: 0,
+          maxInFlight: 1,
+        }),
+      }
+    : null;
   const spoolDrainer = spool
     ? runPeriodically(
         'drain spool',
@@ -154,7 +182,7 @@ export async function startPaymirror(
         trustedProxyCount: config.trustedProxyCount,
         bodyLimitBytes: config.bodyLimitBytes,
         store: (delivery) => withTimeout(batched.store.store(delivery), STORE_TIMEOUT_MS),
-        enqueue: (id) => batched.enqueue.enqueue(id),
+        enqueue: (row) => batched.enqueue.enqueue(row),
         spool,
         onSpooled: () => metrics.spooled.inc(),
         recordRejection: (rejected) => storeRejected(database.sql, rejected),
@@ -167,19 +195,20 @@ export async function startPaymirror(
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
     inboxCounts: () => inboxCountsByState(database.sql),
     ...(spool ? { spoolPending: () => spool.pending() } : {}),
-    ...(queue
-      ? { queueCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed') }
-      : {}),
+    queueCounts: () => queueCountsByLane(lanes),
+    queueOldestAgeSeconds: () => queueOldestAgeByLane(lanes),
   });
 
   const listener = createRequestListener({
     metrics,
     logger,
     ingest,
-    admin:
-      config.adminToken && queue
-        ? { token: config.adminToken, queues: [queue, ...(transitions ? [transitions] : [])] }
-        : null,
+    admin: config.adminToken
+      ? {
+          token: config.adminToken,
+          queues: [...laneQueueList(lanes), ...(transitions ? [transitions] : [])],
+        }
+      : null,
     readiness: {
       async check() {
         const [postgres, redis] = await Promise.all([
@@ -227,9 +256,9 @@ export async function startPaymirror(
         await spoolDrainer?.stop();
         await spool?.close();
         await stopScheduler?.();
-        await worker?.close();
+        for (const worker of workers) await worker.close();
         await transitions?.close();
-        await queue?.close();
+        await closeLaneQueues(lanes);
         workerRedis?.disconnect();
         producerRedis.disconnect();
         await database.close();

@@ -1,16 +1,15 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { runPeriodically, type PeriodicTask } from './periodic.js';
-import {
-  enqueueNotifications,
-  releaseDeadNotificationJobs,
-  type NotificationQueue,
-  type RetryPolicy,
-} from '../queue/catalog.js';
+import { releaseDeadNotificationJobs, type RetryPolicy } from '../queue/catalog.js';
+import { enqueueInLanes, laneFor, type LaneQueues, type LaneRow } from '../queue/lanes.js';
+import type { Channel } from '../notifications/notification.js';
 
 export interface SweeperDeps {
   readonly sql: Sql;
-  readonly queue: NotificationQueue;
+  readonly lanes: LaneQueues;
+  /** Webhooks go to the confirmation lane when the gateway can be read. */
+  readonly gatewayConfigured: boolean;
   readonly retry: RetryPolicy;
   /** A pending row last enqueued longer ago than this is enqueued again. */
   readonly afterSeconds: number;
@@ -35,7 +34,7 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
   let requeued = 0;
   let released = 0;
   for (;;) {
-    const rows = await deps.sql<{ id: string }[]>`
+    const rows = await deps.sql<{ id: string; channel: Channel }[]>`
       update inbox_events set enqueued_at = now()
        where id in (
          select id from inbox_events
@@ -45,12 +44,17 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
           order by id
           limit ${batchSize}
           for update skip locked)
-      returning id`;
-    const ids = rows.map((row) => Number(row.id));
-    released += await releaseDeadNotificationJobs(deps.queue, ids);
-    await enqueueNotifications(deps.queue, ids, deps.retry);
-    requeued += ids.length;
-    if (ids.length < batchSize) return { requeued, released };
+      returning id, channel`;
+    const swept: LaneRow[] = rows.map((row) => ({ id: Number(row.id), channel: row.channel }));
+    for (const lane of ['signed', 'confirmation'] as const) {
+      const ids = swept
+        .filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane)
+        .map((row) => row.id);
+      released += await releaseDeadNotificationJobs(deps.lanes[lane], ids);
+    }
+    await enqueueInLanes(deps.lanes, swept, deps.gatewayConfigured, deps.retry);
+    requeued += swept.length;
+    if (swept.length < batchSize) return { requeued, released };
   }
 }
 

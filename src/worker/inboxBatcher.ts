@@ -1,8 +1,10 @@
 import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
 import type { BatchItemResult, BatchOptions } from './processInboxBatch.js';
-import type { ProcessResult } from './workerOutcome.js';
+import type { LaneResult } from './workerOutcome.js';
 
 export interface InboxBatcherOptions {
+  /** Read the gateway first for the rows that need it (the confirmation lane). */
+  readonly read: boolean;
   /** Most rows in one transaction. */
   readonly maxBatch: number;
   /** Batches running at once: while they run, new rows gather for the next one. */
@@ -13,16 +15,16 @@ export interface InboxBatcherOptions {
     options: BatchOptions,
   ) => Promise<Map<number, BatchItemResult>>;
   /**
-   * Rows that need a gateway read first. Called outside the batch slots (a GET must not hold
-   * up the rows that need none); it settles every row it is given.
+   * Rows that need a gateway read (first, or again: the mirror moved while it was in flight).
+   * Called outside the batch slots; it settles every row it is given.
    */
-  readonly forward: (rows: readonly Pending<number, ProcessResult>[]) => void;
+  readonly forward: (rows: readonly Pending<number, LaneResult>[]) => void;
   readonly onBatchFailure: (error: unknown, size: number) => void;
 }
 
 export interface InboxBatcher {
   /** Resolves with this row's result once its transaction committed. */
-  process(id: number): Promise<ProcessResult>;
+  process(id: number): Promise<LaneResult>;
   close(): Promise<void>;
 }
 
@@ -48,8 +50,8 @@ export class MissingBatchResultError extends Error {
  * by row, so one bad row fails only its own job.
  */
 export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
-  const batcher = createMicroBatcher<number, ProcessResult>(
-    (batch) => runRows(batch, { read: false }, options),
+  const batcher = createMicroBatcher<number, LaneResult>(
+    (batch) => runRows(batch, { read: options.read }, options),
     { maxBatch: options.maxBatch, maxWaitMs: 0, maxInFlight: options.maxInFlight },
     () => new InboxBatcherClosedError(),
   );
@@ -58,7 +60,7 @@ export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
 
 /** Runs rows together and settles each; `forward` gets the ones that need a read first. */
 export async function runRows(
-  rows: readonly Pending<number, ProcessResult>[],
+  rows: readonly Pending<number, LaneResult>[],
   batch: BatchOptions,
   options: Pick<InboxBatcherOptions, 'run' | 'forward' | 'onBatchFailure'>,
 ): Promise<void> {
@@ -75,7 +77,7 @@ export async function runRows(
     await Promise.all(rows.map((row) => runRows([row], batch, options)));
     return;
   }
-  const forward: Pending<number, ProcessResult>[] = [];
+  const forward: Pending<number, LaneResult>[] = [];
   for (const row of rows) {
     const result = results.get(row.item);
     if (!result) row.reject(new MissingBatchResultError(row.item));

@@ -2,24 +2,30 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBatchedEnqueue } from '../../src/queue/batchedEnqueue.js';
 import {
+  CONFIRMATIONS_QUEUE,
   createNotificationQueue,
   notificationJobId,
   type NotificationQueue,
 } from '../../src/queue/catalog.js';
+import type { LaneQueues } from '../../src/queue/lanes.js';
 import { createTestQueuePrefix, type TestQueuePrefix } from '../support/services.js';
 
 let prefix: TestQueuePrefix;
 let redis: Redis;
 let queue: NotificationQueue;
+let confirmations: NotificationQueue;
+const lanes = (): LaneQueues => ({ signed: queue, confirmation: confirmations });
 const retry = { attempts: 3, backoffMs: 10 };
 
 beforeAll(() => {
   prefix = createTestQueuePrefix();
   redis = new Redis(prefix.redisUrl, { maxRetriesPerRequest: null });
   queue = createNotificationQueue(redis, prefix.prefix);
+  confirmations = createNotificationQueue(redis, prefix.prefix, CONFIRMATIONS_QUEUE);
 });
 afterAll(async () => {
   await queue?.close();
+  await confirmations?.close();
   redis?.disconnect();
   await prefix?.drop();
 });
@@ -27,9 +33,11 @@ afterAll(async () => {
 describe('createBatchedEnqueue', () => {
   it('sends the jobs of one moment in one addBulk, each with its row-derived id', async () => {
     const addBulk = vi.spyOn(queue, 'addBulk');
-    const enqueue = createBatchedEnqueue(queue, retry, { maxBatch: 100, maxWaitMs: 5 });
+    const enqueue = createBatchedEnqueue(lanes(), false, retry, { maxBatch: 100, maxWaitMs: 5 });
     const ids = Array.from({ length: 40 }, (_, i) => 1000 + i);
-    await Promise.all([...ids, 1000, 1001].map((id) => enqueue.enqueue(id)));
+    await Promise.all(
+      [...ids, 1000, 1001].map((id) => enqueue.enqueue({ id, channel: 'postback' })),
+    );
     await enqueue.close();
     expect(addBulk).toHaveBeenCalledTimes(1);
     addBulk.mockRestore();
@@ -44,11 +52,28 @@ describe('createBatchedEnqueue', () => {
 
   it('a full batch is sent at once; a failed addBulk rejects its callers', async () => {
     const failing = vi.spyOn(queue, 'addBulk').mockRejectedValue(new Error('redis is away'));
-    const enqueue = createBatchedEnqueue(queue, retry, { maxBatch: 2, maxWaitMs: 60_000 });
-    const answers = await Promise.allSettled([enqueue.enqueue(1), enqueue.enqueue(2)]);
+    const enqueue = createBatchedEnqueue(lanes(), false, retry, { maxBatch: 2, maxWaitMs: 60_000 });
+    const answers = await Promise.allSettled([
+      enqueue.enqueue({ id: 1, channel: 'postback' }),
+      enqueue.enqueue({ id: 2, channel: 'webhook' }),
+    ]);
     expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
     failing.mockRestore();
     await enqueue.close();
-    await expect(enqueue.enqueue(3)).rejects.toThrow('closed');
+    await expect(enqueue.enqueue({ id: 3, channel: 'postback' })).rejects.toThrow('closed');
+  });
+
+  it('puts webhooks in the confirmation lane when the gateway can be read, postbacks never', async () => {
+    const enqueue = createBatchedEnqueue(lanes(), true, retry, { maxBatch: 10, maxWaitMs: 5 });
+    await Promise.all([
+      enqueue.enqueue({ id: 5001, channel: 'webhook' }),
+      enqueue.enqueue({ id: 5002, channel: 'postback' }),
+    ]);
+    await enqueue.close();
+    expect((await confirmations.getJobs(['waiting'])).map((job) => job.id)).toEqual([
+      notificationJobId(5001),
+    ]);
+    expect(await queue.getJob(notificationJobId(5002))).toBeDefined();
+    expect(await queue.getJob(notificationJobId(5001))).toBeUndefined();
   });
 });

@@ -201,8 +201,13 @@ describe('/metrics after a known sequence of deliveries', () => {
     expect(samples.get('paymirror_inbox_oldest_pending_age_seconds')).toBe(0);
     // BullMQ adds `paused` to the states asked for (waiting, active, delayed, failed): all 0.
     const queueJobs = family(samples, 'paymirror_queue_jobs');
-    for (const state of ['waiting', 'active', 'delayed', 'failed']) {
-      expect(queueJobs[sampleKey('paymirror_queue_jobs', { state })], state).toBe(0);
+    for (const queue of ['notifications', 'confirmations']) {
+      for (const state of ['waiting', 'active', 'delayed', 'failed']) {
+        expect(queueJobs[sampleKey('paymirror_queue_jobs', { queue, state })], state).toBe(0);
+      }
+      expect(
+        samples.get(sampleKey('paymirror_queue_oldest_waiting_age_seconds', { queue })),
+      ).toBe(0);
     }
     expect(
       Object.values(queueJobs).every((count) => count === 0),

@@ -1,0 +1,129 @@
+import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Db } from '../db/client.js';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
+import type { GatewayClient } from '../gateway/types.js';
+import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import {
+  APPLY_NOTIFICATION_JOB,
+  notificationJobSchema,
+  type NotificationJob,
+  type NotificationQueueName,
+} from '../queue/catalog.js';
+import { recordFailedAttempt } from './failedAttempt.js';
+import type { InboxBatcher } from './inboxBatcher.js';
+import type { LaneResult } from './workerOutcome.js';
+
+export interface LaneWorkerDeps {
+  readonly db: Db;
+  readonly gateway: GatewayClient | null;
+  readonly policy: WatchPolicy;
+  readonly connection: ConnectionOptions;
+  readonly prefix: string;
+  readonly lockSeconds: number;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+export type LaneWorker = Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>;
+
+/**
+ * A BullMQ worker on one lane's queue: each job hands its inbox row to the lane's batcher and
+ * reports what became of it. A failure is recorded on the row (after the last attempt the row
+ * is `failed`) and the job retries with backoff.
+ */
+export function startLaneWorker(
+  queue: NotificationQueueName,
+  batcher: InboxBatcher,
+  concurrency: number,
+  deps: LaneWorkerDeps,
+): LaneWorker {
+  const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
+    queue,
+    (job) => runJob(job, batcher, deps),
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency,
+      // A killed worker's jobs are found stalled after about this long and run again.
+      lockDuration: deps.lockSeconds * 1000,
+      stalledInterval: deps.lockSeconds * 1000,
+    },
+  );
+  worker.on('error', (error) => deps.logger.error({ err: error, queue }, 'lane worker error'));
+  return worker;
+}
+
+async function runJob(
+  job: Job<NotificationJob>,
+  batcher: InboxBatcher,
+  deps: LaneWorkerDeps,
+): Promise<void> {
+  const data = notificationJobSchema.safeParse(job.data);
+  if (!data.success) throw new UnrecoverableError(`malformed job payload: ${data.error.message}`);
+  const { inboxEventId } = data.data;
+  let result: LaneResult;
+  try {
+    result = await batcher.process(inboxEventId);
+  } catch (error) {
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    deps.metrics.workerFailures.inc({ final: String(final) });
+    deps.logger.warn(
+      { err: error, inboxEventId, attempt: job.attemptsMade + 1, final },
+      final ? 'notification failed for good' : 'notification failed; will retry',
+    );
+    // If even this write fails, the row stays pending and the sweeper brings it back.
+    await recordFailedAttempt(deps.db, inboxEventId, error, final).catch((recordError: unknown) =>
+      deps.logger.error({ err: recordError, inboxEventId }, 'cannot record the failed attempt'),
+    );
+    throw error;
+  }
+  observe(result, inboxEventId, deps);
+}
+
+function observe(result: LaneResult, inboxEventId: number, deps: LaneWorkerDeps): void {
+  switch (result.kind) {
+    case 'done': {
+      deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
+      deps.metrics.acceptToApplied.observe((Date.now() - result.receivedAt.getTime()) / 1000);
+      const { kind: _kind, receivedAt: _receivedAt, ...fields } = result;
+      if (result.outcome === 'forged') {
+        deps.logger.warn(
+          { inboxEventId, ...fields },
+          'forged notification: the gateway does not know this record as ours',
+        );
+      } else if (result.outcome === 'invalid') {
+        deps.logger.warn({ inboxEventId, ...fields }, 'impossible move quarantined');
+      } else if (result.needsReconcile) {
+        deps.logger.warn(
+          { inboxEventId, ...fields },
+          'ambiguous move applied unconfirmed; row marked for reconciliation',
+        );
+      } else {
+        deps.logger.debug({ inboxEventId, ...fields }, 'notification applied');
+      }
+      if (result.crossChannelDisagreement) {
+        deps.metrics.crossChannelDisagreements.inc();
+        deps.logger.warn(
+          { inboxEventId, resource: result.resource },
+          'postback and webhook disagree on the amount',
+        );
+      }
+      return;
+    }
+    case 'quarantined':
+      deps.metrics.workerOutcomes.inc({ resource: 'unknown', outcome: 'quarantined' });
+      deps.logger.warn({ inboxEventId, reason: result.reason }, 'notification quarantined');
+      return;
+    case 'forwarded':
+      deps.metrics.forwardedToConfirmation.inc();
+      deps.logger.debug({ inboxEventId }, 'needs a gateway read: handed to the confirmation lane');
+      return;
+    case 'skipped':
+      deps.logger.debug({ inboxEventId, state: result.state }, 'inbox row already finished');
+      return;
+    case 'missing':
+      deps.logger.warn({ inboxEventId }, 'job for an inbox row that does not exist');
+      return;
+  }
+}
