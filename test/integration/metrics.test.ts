@@ -205,9 +205,9 @@ describe('/metrics after a known sequence of deliveries', () => {
       for (const state of ['waiting', 'active', 'delayed', 'failed']) {
         expect(queueJobs[sampleKey('paymirror_queue_jobs', { queue, state })], state).toBe(0);
       }
-      expect(
-        samples.get(sampleKey('paymirror_queue_oldest_waiting_age_seconds', { queue })),
-      ).toBe(0);
+      expect(samples.get(sampleKey('paymirror_queue_oldest_waiting_age_seconds', { queue }))).toBe(
+        0,
+      );
     }
     expect(
       Object.values(queueJobs).every((count) => count === 0),
