@@ -16,6 +16,7 @@ import {
   startVariant,
   type Variant,
 } from './scenarios/servers.js';
+import { measureLanes } from './scenarios/lanes.js';
 import { measureInterleaved } from './scenarios/throughput.js';
 import { measureWorker } from './scenarios/worker.js';
 
@@ -85,6 +86,7 @@ try {
   }
   if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
   if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
+  if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));
   if (plan.profile) {
     await step('profile_ingress', () => profileIngress(plan, 'profile_ingress'));
     const baseline = plan.baseline;

@@ -1,4 +1,5 @@
 import type { E2eSummary } from '../scenarios/e2e.js';
+import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
 import type { ThroughputSummary } from '../scenarios/throughput.js';
 import type { WorkerSummary } from '../scenarios/worker.js';
@@ -34,6 +35,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
   const throughput = throughputOf(sections);
   const e2e = valid<E2eSummary>(sections.e2e);
   const worker = valid<WorkerSummary>(sections.worker);
+  const lanes = valid<LanesSummary>(sections.lanes);
   const rps = (name: string) => throughput[name]?.rps ?? null;
   const ratio = (a: string, b: string) => {
     const x = rps(a);
@@ -82,6 +84,10 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
       p99_ms: e2e?.p99_ms ?? null,
     },
     worker: { applied_per_s: worker?.applied_per_s ?? null },
+    lanes: {
+      webhooks_queued: lanes?.webhooks_queued ?? null,
+      postback_p99_ms: lanes?.postback_p99_ms ?? null,
+    },
     rss_mb: rss,
     ratios,
     targets: [
@@ -91,6 +97,12 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
       target('e2e p99 ms at 500/s', '≤ 100', e2e?.p99_ms ?? null, (v) => v <= 100),
       target('worker applied/s', '≥ 2000', worker?.applied_per_s ?? null, (v) => v >= 2000),
       target('peak RSS MB per process', '≤ 150', maxRss || null, (v) => v <= 150),
+      target(
+        'signed postback p99 ms with 1,500 webhooks queued',
+        '≤ 5000',
+        lanes?.postback_p99_ms ?? null,
+        (v) => v <= 5000,
+      ),
     ],
     variants: Object.fromEntries(
       variants.map((v) => [v.name, v.describe]).filter(([name]) => name && throughput[name]),
@@ -130,6 +142,15 @@ export function printTable(results: Results): void {
         `p50 ${e2e.p50_ms} ms, p99 ${e2e.p99_ms} ms (max ${e2e.max_ms}); received → applied ` +
         `p50 ${e2e.received_to_processed_p50_ms}, p99 ${e2e.received_to_processed_p99_ms}; ` +
         `HTTP p50 ${e2e.http_p50_ms}, p99 ${e2e.http_p99_ms}; ${e2e.applied}/${e2e.sent} applied`,
+    );
+  }
+  const lanes = valid<LanesSummary>(detail.lanes);
+  if (lanes) {
+    lines.push(
+      `lanes: ${lanes.webhooks_queued} unconfirmed webhooks queued (gateway budget ` +
+        `${lanes.gateway_max_rps}/s); ${lanes.postbacks} signed postbacks sent → applied ` +
+        `p50 ${lanes.postback_p50_ms} ms, p99 ${lanes.postback_p99_ms} ms ` +
+        `(max ${lanes.postback_max_ms}); ${lanes.webhooks_still_pending} webhooks still waiting`,
     );
   }
   const worker = valid<WorkerSummary>(detail.worker);
