@@ -12,7 +12,7 @@ import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
 import { runPeriodically } from '../scheduler/periodic.js';
 import { createRequestListener } from '../ingress/app.js';
-import { createAuthFailureLimiter } from '../ingress/authFailureLimiter.js';
+import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js';
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
@@ -186,7 +186,15 @@ export async function startPaymirror(
         spool,
         onSpooled: () => metrics.spooled.inc(),
         recordRejection: (rejected) => storeRejected(database.sql, rejected),
-        authFailures: config.authFailures ? createAuthFailureLimiter(config.authFailures) : null,
+        // Shared by every ingress process through Redis, so a fleet is no bigger a target.
+        authFailures: config.authFailures
+          ? createSharedAuthFailureLimiter(producerRedis, {
+              ...config.authFailures,
+              keyPrefix: config.queuePrefix,
+              onError: (error) =>
+                logger.debug({ err: error }, 'auth-failure limit: Redis away, counting locally'),
+            })
+          : null,
         logger,
       }
     : null;
