@@ -1,5 +1,6 @@
 import type { Pending } from '../lib/microBatcher.js';
 import { CONFIRMATIONS_QUEUE } from '../queue/catalog.js';
+import { createRecentReads } from './gatewayReads.js';
 import { createInboxBatcher, runRows } from './inboxBatcher.js';
 import { startLaneWorker, type LaneWorkerDeps } from './laneWorker.js';
 import type { RunningLane } from './notificationWorker.js';
@@ -32,8 +33,9 @@ export interface ConfirmationLaneDeps extends LaneWorkerDeps {
  * pace is the gateway budget (GATEWAY_MAX_RPS, shared by every process); its slots are its own.
  */
 export function startConfirmationWorker(deps: ConfirmationLaneDeps): RunningLane {
+  const recentReads = createRecentReads();
   const run = (ids: readonly number[], options: { read: boolean }) =>
-    processInboxBatch(deps, ids, options);
+    processInboxBatch({ ...deps, recentReads }, ids, options);
   const onBatchFailure = (error: unknown, size: number) =>
     deps.logger.warn(
       { err: error, size },

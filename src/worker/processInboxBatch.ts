@@ -14,7 +14,12 @@ import {
   type CrossChannelCandidate,
 } from './crossChannelCheck.js';
 import { finishInboxRows, type FinishedRow } from './finishInboxRows.js';
-import { readRecords, type GatewayRead, type RecordRef } from './gatewayReads.js';
+import {
+  readRecords,
+  type GatewayRead,
+  type ReadRequest,
+  type RecentReads,
+} from './gatewayReads.js';
 import { lockInboxRows, peekPendingRows, type InboxRow } from './inboxRows.js';
 import { releaseDedupeKeys, type HeldKey } from './releaseDedupeKeys.js';
 import { planRow, readNeeded, type RowPlan } from './rowInputs.js';
@@ -33,6 +38,8 @@ export interface ProcessDeps {
   readonly gateway: GatewayClient | null;
   readonly policy: WatchPolicy;
   readonly now?: () => Date;
+  /** Reads shared between this process's batches (the confirmation lane's). */
+  readonly recentReads?: RecentReads;
 }
 
 export type BatchItemResult =
@@ -64,7 +71,9 @@ export async function processInboxBatch(
   const now = deps.now ?? (() => new Date());
   const ids = [...new Set(inboxEventIds)].sort((a, b) => a - b);
   const reads =
-    options.read && deps.gateway ? await readFirst(deps.db, deps.gateway, ids, now) : new Map();
+    options.read && deps.gateway
+      ? await readFirst(deps.db, deps.gateway, ids, now, deps.recentReads ?? null)
+      : new Map();
   return retryingInsertRaces(() =>
     deps.db.transaction((tx) =>
       applyRows(tx, ids, reads, deps.gateway !== null, { now: now(), policy: deps.policy }),
@@ -78,6 +87,7 @@ async function readFirst(
   gateway: GatewayClient,
   ids: readonly number[],
   now: () => Date,
+  recent: RecentReads | null,
 ): Promise<Map<string, GatewayRead>> {
   const rows = await peekPendingRows(db, ids);
   const saleIds = rows.flatMap((row) =>
@@ -97,13 +107,13 @@ async function readFirst(
             { status: row.status as SaleStatus, paymentMethod: row.paymentMethod as PaymentMethod },
           ]),
         );
-  const refs = rows.flatMap((row): RecordRef[] => {
+  const requests = rows.flatMap((row): ReadRequest[] => {
     if (!row.parsed.ok) return [];
     const { notice } = row.parsed;
     const ref = readNeeded(row.channel, notice, true, mirror.get(notice.id) ?? null);
-    return ref ? [ref] : [];
+    return ref ? [{ ...ref, notBefore: row.receivedAt }] : [];
   });
-  return refs.length === 0 ? new Map() : readRecords(gateway, refs, now);
+  return requests.length === 0 ? new Map() : readRecords(gateway, requests, now, recent);
 }
 
 async function applyRows(

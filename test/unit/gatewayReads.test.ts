@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { GatewayClient, GatewayTransaction } from '../../src/gateway/types.js';
+import { createRecentReads, readRecords } from '../../src/worker/gatewayReads.js';
+
+/** A gateway that counts its GETs and answers each when told to. */
+function countingGateway() {
+  const calls: number[] = [];
+  const waiting: (() => void)[] = [];
+  const gateway = {
+    getTransaction(id: number) {
+      calls.push(id);
+      return new Promise<GatewayTransaction>((resolve) => {
+        waiting.push(() => resolve({ id, status: 'PAGO' } as GatewayTransaction));
+      });
+    },
+  } as unknown as GatewayClient;
+  const answerAll = () => waiting.splice(0).forEach((answer) => answer());
+  return { gateway, calls, answerAll };
+}
+
+const at = (ms: number) => new Date(Date.UTC(2026, 10, 20, 12, 0, 0, ms));
+
+describe('readRecords', () => {
+  it('one GET per record however many rows wait on it', async () => {
+    const { gateway, calls, answerAll } = countingGateway();
+    const request = { resource: 'sale' as const, id: 7, notBefore: at(0) };
+    const reads = readRecords(gateway, [request, request, { ...request, id: 8 }], () => at(10));
+    answerAll();
+    expect((await reads).size).toBe(2);
+    expect(calls).toEqual([7, 8]);
+  });
+
+  it('a read in flight or just answered serves the rows received before it began, not after', async () => {
+    const { gateway, calls, answerAll } = countingGateway();
+    const recent = createRecentReads(2000);
+    let clock = 100;
+    const now = () => at(clock);
+    const first = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 7, notBefore: at(50) }],
+      now,
+      recent,
+    );
+    // Another batch, rows received before the first read began: shares its GET (in flight).
+    const second = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 7, notBefore: at(90) }],
+      now,
+      recent,
+    );
+    answerAll();
+    await Promise.all([first, second]);
+    expect(calls).toEqual([7]);
+    // A row received after that read began cannot be judged by it: a new GET.
+    clock = 300;
+    const third = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 7, notBefore: at(200) }],
+      now,
+      recent,
+    );
+    answerAll();
+    await third;
+    expect(calls).toEqual([7, 7]);
+    // Past the window the read is forgotten.
+    clock = 5000;
+    const fourth = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 7, notBefore: at(0) }],
+      now,
+      recent,
+    );
+    answerAll();
+    const answer = await fourth;
+    expect(calls).toEqual([7, 7, 7]);
+    expect(answer.get('sale:7')).toMatchObject({ kind: 'record', read: { readAt: at(5000) } });
+  });
+});
