@@ -391,3 +391,17 @@ describe("another seller's signed postback (item 1)", () => {
     ).toEqual([{ n: 0 }]);
   });
 });
+
+describe('card-only statuses (item 9)', () => {
+  it.each(['EM_PROCESSAMENTO', 'RECUSADO'])(
+    '%s on a PIX sale is refused, not mirrored',
+    async (status) => {
+      const id = status === 'RECUSADO' ? 940_001 : 940_002;
+      const post = await app.postback(postbackBody({ id, status, paymentMethod: 'PIX' }));
+      expect(await finished(post.body.id as number)).toMatchObject({ outcome: 'invalid' });
+      expect(await sql()`select count(*)::int as n from sales where id = ${id}`).toEqual([
+        { n: 0 },
+      ]);
+    },
+  );
+});
