@@ -80,7 +80,8 @@ async function failed(
   const outcome = cashoutFailureOutcome(error);
   const rawAnswer = error instanceof GatewayError ? error.rawAnswer : null;
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  (outcome === 'unknown' ? deps.logger.error : deps.logger.warn).call(
+  // A refusal is the command's own answer (printed); an unknown outcome is an incident.
+  (outcome === 'unknown' ? deps.logger.error : deps.logger.info).call(
     deps.logger,
     { attemptId, outcome, detail, rawAnswer },
     outcome === 'unknown'
