@@ -51,7 +51,7 @@ export interface DriveReport {
   readonly moves: number;
 }
 
-/** The largest cashout the gateway accepts (spec 8): R$ 100.000,00. */
+/** The largest cashout the gateway accepts (docs/gateway.md 8): R$ 100.000,00. */
 const MAX_CASHOUT_CENTS = 10_000_000;
 const MIN_CASHOUT_CENTS = 10_000;
 
@@ -158,7 +158,8 @@ async function requestPlannedCashout(
     );
     return { kind: 'accepted', id: withdrawal.id };
   } catch (error) {
-    // A refusal with a reason (422, spec 7.1) creates no withdrawal; anything else is a failure.
+    // A refusal with a reason (422, docs/gateway.md 7.1) creates no withdrawal; anything else is a
+    // failure.
     if (error instanceof GatewayError && error.status === 422) {
       return {
         kind: 'refused',

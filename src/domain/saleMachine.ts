@@ -1,7 +1,7 @@
 import { reachability } from './reachability.js';
 
 /**
- * The sale status machine (spec 3.1, DESIGN 4) as data, plus the one decision the worker
+ * The sale status machine (docs/gateway.md 3.1) as data, plus the one decision the worker
  * and the reconciler ask of it: what to do with a notified status given the mirror's.
  */
 
@@ -43,7 +43,7 @@ export function isFinalSaleStatus(status: SaleStatus): boolean {
 
 const CARD_METHODS: ReadonlySet<PaymentMethod> = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 
-/** Spec 3.1 rule 1: MED applies only to PIX; CHARGEBACK only to card payments. */
+/** docs/gateway.md 3.1: MED applies only to PIX; CHARGEBACK only to card payments. */
 export function isSaleStatusAllowed(method: PaymentMethod, status: SaleStatus): boolean {
   if (status === 'MED') return method === 'PIX';
   if (status === 'CHARGEBACK') return CARD_METHODS.has(method);

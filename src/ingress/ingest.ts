@@ -59,7 +59,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> 
   }
 }
 
-/** Postbacks: 415 → 413 → 401 → 400, then store (DESIGN 2). */
+/** Postbacks: 415 → 413 → 401 → 400, then store (README, "HTTP answers"). */
 export async function ingestPostback(
   req: IncomingMessage,
   deps: IngestDeps,

@@ -1,7 +1,7 @@
 /**
- * The withdrawal machine. Spec 3.2 shows only creation (PENDING) and the bank's answer
- * from PROCESSING; the other edges follow DESIGN 4, minus FAILED, which the sandbox
- * reports (read form) for a REJECTED withdrawal rather than storing as a separate state.
+ * The withdrawal machine. The gateway shows only creation (PENDING) and the bank's answer
+ * from PROCESSING; the other edges are paymirror's (docs/gateway.md 3.2), minus FAILED, which the
+ * sandbox reports (read form) for a REJECTED withdrawal rather than storing as a separate state.
  */
 import type { WithdrawalStatus } from './vocabulary.js';
 
