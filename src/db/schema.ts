@@ -301,7 +301,7 @@ export const rejectedDeliveries = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     channel: text('channel').notNull(),
-    /** bad_signature | unknown_token | source_not_allowed | wrong_type | foreign_user */
+    /** bad_signature | unknown_token | source_not_allowed | wrong_type | foreign_user | invalid_user_id */
     reason: text('reason').notNull(),
     rawBody: bytea('raw_body'),
     /** Headers as received, the signature included: re-verification needs it. */

@@ -43,12 +43,17 @@ export function isFinalSaleStatus(status: SaleStatus): boolean {
 
 const CARD_METHODS: ReadonlySet<PaymentMethod> = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 
-/** docs/gateway.md 3.1: MED applies only to PIX; CHARGEBACK only to card payments. */
+/**
+ * docs/gateway.md 3.1: MED applies only to PIX; CHARGEBACK, and the processor's states
+ * EM_PROCESSAMENTO and RECUSADO, only to card payments.
+ */
 export function isSaleStatusAllowed(method: PaymentMethod, status: SaleStatus): boolean {
   if (status === 'MED') return method === 'PIX';
-  if (status === 'CHARGEBACK') return CARD_METHODS.has(method);
+  if (CARD_ONLY.has(status)) return CARD_METHODS.has(method);
   return true;
 }
+
+const CARD_ONLY: ReadonlySet<SaleStatus> = new Set(['CHARGEBACK', 'EM_PROCESSAMENTO', 'RECUSADO']);
 
 type Reach = Readonly<Record<SaleStatus, ReadonlySet<SaleStatus>>>;
 

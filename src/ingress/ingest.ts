@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import type { LaneRow } from '../queue/lanes.js';
+import { sellerOf } from './sellerCheck.js';
 import { buildDelivery, type Delivery } from '../inbox/delivery.js';
 import type { RejectedDelivery } from '../inbox/rejectedDeliveries.js';
 import { isStorageOutage } from '../inbox/outage.js';
 import type { Spool } from '../inbox/spool.js';
 import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Channel } from '../notifications/notification.js';
-import { userIdSchema } from '../notifications/wireSchemas.js';
 import type { AuthFailureLimiter } from './authFailureLimiter.js';
 import type { IngestOutcome } from './outcome.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
@@ -59,7 +59,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> 
   }
 }
 
-/** Postbacks: 415 → 413 → 401 → 400, then store (README, "HTTP answers"). */
+/** Postbacks: 415 → 413 → 401 → 400 → 400/403 (userId), then store. */
 export async function ingestPostback(
   req: IncomingMessage,
   deps: IngestDeps,
@@ -78,6 +78,9 @@ export async function ingestPostback(
   }
   const payload = parseJsonObject(body.raw);
   if (payload === null) return { kind: 'rejected', reason: 'not_a_json_object' };
+  const seller = sellerOf(payload, deps.sellerUserId);
+  if (seller === 'invalid') return reject(req, deps, 'postback', 'invalid_user_id', body.raw, null);
+  if (seller === 'foreign') return reject(req, deps, 'postback', 'foreign_user', body.raw, null);
   return store('postback', req, body.raw, payload, deps);
 }
 
@@ -117,17 +120,19 @@ export async function ingestWebhook(
   if (payload.type !== 'TRANSACTION' && payload.type !== 'WITHDRAWAL') {
     return reject(req, deps, 'webhook', 'wrong_type', body.raw, token);
   }
-  if (deps.sellerUserId !== null) {
-    const userId = userIdSchema.safeParse(payload.userId);
-    if (!userId.success || userId.data !== deps.sellerUserId) {
-      return reject(req, deps, 'webhook', 'foreign_user', body.raw, token);
-    }
+  if (deps.sellerUserId !== null && sellerOf(payload, deps.sellerUserId) !== 'ours') {
+    return reject(req, deps, 'webhook', 'foreign_user', body.raw, token);
   }
   return store('webhook', req, body.raw, payload, deps);
 }
 
 type AuthFailure =
-  'bad_signature' | 'unknown_token' | 'source_not_allowed' | 'wrong_type' | 'foreign_user';
+  | 'bad_signature'
+  | 'unknown_token'
+  | 'source_not_allowed'
+  | 'wrong_type'
+  | 'foreign_user'
+  | 'invalid_user_id';
 
 /**
  * An unauthenticated failure (bad signature, unknown token, source not allowed): 429 while the

@@ -8,6 +8,7 @@ export type RejectReason =
   | 'source_not_allowed'
   | 'wrong_type'
   | 'foreign_user'
+  | 'invalid_user_id'
   | 'unreadable_body';
 
 export type IngestOutcome =
@@ -76,5 +77,7 @@ function rejectionAnswer(reason: RejectReason, detail: string | undefined): Http
       return { status: 403, body: { error: 'type must be TRANSACTION or WITHDRAWAL' } };
     case 'foreign_user':
       return { status: 403, body: { error: 'userId is not this seller' } };
+    case 'invalid_user_id':
+      return { status: 400, body: { error: 'userId is required and must be an integer' } };
   }
 }

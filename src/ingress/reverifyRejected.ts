@@ -3,7 +3,7 @@ import { buildDelivery } from '../inbox/delivery.js';
 import { tokenSha256 } from '../inbox/rejectedDeliveries.js';
 import { storeDelivery, type StoreResult } from '../inbox/storeDelivery.js';
 import type { Channel } from '../notifications/notification.js';
-import { userIdSchema } from '../notifications/wireSchemas.js';
+import { sellerOf } from './sellerCheck.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
 import { parseJsonObject } from './rawBody.js';
 import type { SourceAllowlist } from './webhookAuth.js';
@@ -76,17 +76,19 @@ function passes(
   tokenHashes: ReadonlySet<string>,
 ): boolean {
   if (row.channel === 'postback') {
-    return verifyPostbackSignature(
-      row.raw_body as Buffer,
-      row.headers['x-signature'],
-      credentials.postbackSecrets,
+    return (
+      verifyPostbackSignature(
+        row.raw_body as Buffer,
+        row.headers['x-signature'],
+        credentials.postbackSecrets,
+      ) && sellerOf(payload, credentials.sellerUserId) === 'ours'
     );
   }
   if (row.token_sha256 === null || !tokenHashes.has(row.token_sha256)) return false;
   if (credentials.sourceAllowlist && !credentials.sourceAllowlist.allows(row.source_address))
     return false;
   if (payload.type !== 'TRANSACTION' && payload.type !== 'WITHDRAWAL') return false;
-  if (credentials.sellerUserId === null) return true;
-  const userId = userIdSchema.safeParse(payload.userId);
-  return userId.success && userId.data === credentials.sellerUserId;
+  return (
+    credentials.sellerUserId === null || sellerOf(payload, credentials.sellerUserId) === 'ours'
+  );
 }

@@ -4,6 +4,7 @@ import type { StoreResult } from '../inbox/storeDelivery.js';
 import type { Logger } from '../log/logger.js';
 import type { LaneRow } from '../queue/lanes.js';
 import { parseJsonObject } from './rawBody.js';
+import { sellerOf } from './sellerCheck.js';
 
 /**
  * Moves spooled deliveries into the inbox in the order they came, enqueueing the accepted
@@ -14,10 +15,18 @@ export async function drainSpool(
   store: (delivery: Delivery) => Promise<StoreResult>,
   enqueue: (row: LaneRow) => Promise<void>,
   logger: Logger,
+  sellerUserId: number | null,
 ): Promise<number> {
   const moved = await spool.drain(async (spooled) => {
     const payload = parseJsonObject(spooled.rawBody);
     if (payload === null) return; // only authenticated JSON objects are ever spooled
+    // Checked again: a line that is not ours (written by hand, or by an older version that did
+    // not check userId) must not reach the mirror.
+    const seller = sellerOf(payload, sellerUserId);
+    if (seller === 'foreign' || (seller === 'invalid' && spooled.channel === 'postback')) {
+      logger.warn({ channel: spooled.channel, seller }, 'spooled delivery not ours: dropped');
+      return;
+    }
     const stored = await store(
       buildDelivery({
         channel: spooled.channel,

@@ -16,6 +16,7 @@ import { jsonbText } from './jsonbSafe.js';
 import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
 import {
   saleNotificationWire,
+  saleWebhookWire,
   withdrawalNotificationWire,
   type SaleNotificationWire,
   type WithdrawalNotificationWire,
@@ -37,7 +38,9 @@ export function resourceKindOf(
  */
 export function parseNotification(channel: Channel, body: Record<string, unknown>): ParseResult {
   try {
-    return resourceKindOf(channel, body) === 'withdrawal' ? parseWithdrawal(body) : parseSale(body);
+    return resourceKindOf(channel, body) === 'withdrawal'
+      ? parseWithdrawal(body)
+      : parseSale(body, channel);
   } catch (error) {
     if (error instanceof MoneyError) return { ok: false, reason: error.message };
     throw error;
@@ -51,8 +54,8 @@ export function eventKeyOf(notice: Notice): string {
     : `withdrawal:${notice.id}:${notice.status}:${notice.updatedAt.toISOString()}`;
 }
 
-function parseSale(body: Record<string, unknown>): ParseResult {
-  const parsed = saleNotificationWire.safeParse(body);
+function parseSale(body: Record<string, unknown>, channel: Channel): ParseResult {
+  const parsed = (channel === 'webhook' ? saleWebhookWire : saleNotificationWire).safeParse(body);
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   const wire: SaleNotificationWire = parsed.data;
   if (!isOneOf(SALE_STATUSES, wire.status)) {
@@ -67,7 +70,7 @@ function parseSale(body: Record<string, unknown>): ParseResult {
     status: wire.status as SaleStatus,
     paymentMethod: wire.paymentMethod as PaymentMethod,
     amountCents: centsFromCentsString(wire.amount),
-    createdAt: wire.date ? new Date(wire.date) : null,
+    createdAt: new Date(wire.date),
     customerName: wire.customerName ?? null,
     customerEmail: wire.customerEmail ?? null,
     customerDocument: wire.customerDocument ?? null,
@@ -75,7 +78,7 @@ function parseSale(body: Record<string, unknown>): ParseResult {
     pixCode: wire.pixKey ?? null,
     boletoCode: wire.boletoCode ?? null,
     shipping: parseShipping(wire.shipping),
-    items: wire.saleItems?.map((item) => ({
+    items: wire.saleItems.map((item) => ({
       itemId: item.id,
       title: item.title,
       unitPriceCents: centsFromCentsString(item.unitPrice),

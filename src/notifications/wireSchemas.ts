@@ -14,10 +14,14 @@ const optionalText = z.string().nullish();
  */
 const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+/** ISO 8601 with a time and an offset (Z or ±hh:mm): a date without one is a guess at a zone. */
+const ISO_WITH_OFFSET =
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})$/;
 const isoDate = z.string().refine((value) => {
+  if (!ISO_WITH_OFFSET.test(value)) return false;
   const instant = Date.parse(value);
   return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
-}, 'not an ISO 8601 date between the years 1 and 9999');
+}, 'not an ISO 8601 date and time with an offset (Z or ±hh:mm) between the years 1 and 9999');
 
 /** userId is compared as an integer: 42 and "42" are the same seller. */
 export const userIdSchema = z.union([
@@ -30,18 +34,19 @@ export const userIdSchema = z.union([
 
 export const saleItemWire = z.object({
   id,
-  saleId: id.optional(),
+  saleId: id,
   title: z.string(),
   unitPrice: z.string(),
   quantity: z.number().int().min(0).max(1_000_000),
   tangible: z.boolean(),
 });
 
-export const saleNotificationWire = z.object({
+/** docs/gateway.md 6.3: the fields both channels carry; the webhook's own are checked below. */
+const saleNotificationFields = z.object({
   id,
-  userId: userIdSchema.optional(),
+  userId: userIdSchema,
   amount: z.string(),
-  date: isoDate.optional(),
+  date: isoDate,
   status: z.string(),
   paymentMethod: z.string(),
   customerDocument: optionalText,
@@ -51,16 +56,42 @@ export const saleNotificationWire = z.object({
   pixKey: optionalText,
   boletoCode: optionalText,
   shipping: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  saleItems: z.array(saleItemWire).max(1000).optional(),
+  saleItems: z.array(saleItemWire).max(1000),
   fee: z.number().optional(),
   transactionId: id.optional(),
   type: z.literal('TRANSACTION').optional(),
   externalTransactionId: optionalText,
 });
 
+export const saleNotificationWire = saleNotificationFields.superRefine((sale, ctx) => {
+  sale.saleItems.forEach((item, index) => {
+    if (item.saleId !== sale.id) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saleItems', index, 'saleId'],
+        message: `must equal the sale's id ${sale.id}`,
+      });
+    }
+  });
+});
+
+/** The permanent webhook's sale form adds `fee`, `transactionId` (the sale's id) and `type`. */
+export const saleWebhookWire = saleNotificationWire.superRefine((sale, ctx) => {
+  if (sale.fee === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['fee'], message: 'required on webhooks' });
+  }
+  if (sale.transactionId !== sale.id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['transactionId'],
+      message: `required on webhooks and equal to id ${sale.id}`,
+    });
+  }
+});
+
 export const withdrawalNotificationWire = z.object({
   id,
-  userId: userIdSchema.optional(),
+  userId: userIdSchema,
   amount: z.string(),
   pixKey: optionalText,
   pixKeyType: optionalText,

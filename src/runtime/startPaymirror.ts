@@ -165,7 +165,7 @@ export async function startPaymirror(
     ? runPeriodically(
         'drain spool',
         async () => {
-          await drainSpool(spool, store, enqueue, logger);
+          await drainSpool(spool, store, enqueue, logger, config.sellerUserId);
           return { again: false };
         },
         SPOOL_DRAIN_INTERVAL_MS,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { trimRejected } from '../../src/inbox/rejectedDeliveries.js';
 import { createLogger } from '../../src/log/logger.js';
 import { userIdSchema } from '../../src/notifications/wireSchemas.js';
+import { sellerOf } from '../../src/ingress/sellerCheck.js';
 import {
   SELLER_USER_ID,
   WEBHOOK_TOKEN,
@@ -578,7 +579,8 @@ describe('authenticated hostile input', () => {
           ],
           body,
         });
-        const expected = body.length > BODY_LIMIT ? 413 : isJsonObject(body) ? 200 : 400;
+        const expected =
+          body.length > BODY_LIMIT ? 413 : isJsonObject(body) ? userIdAnswer(body) : 400;
         expect(answer.status, answer.body).toBe(expected);
         if (expected !== 200) expect(await inboxCount()).toBe(before);
         else
@@ -607,6 +609,15 @@ describe('authenticated hostile input', () => {
     await expectAlive();
   });
 });
+
+/** A signed JSON object: 200 when its userId is ours, 400 when it has none, 403 another's. */
+function userIdAnswer(body: Buffer): number {
+  const verdict = sellerOf(
+    JSON.parse(body.toString('utf8')) as Record<string, unknown>,
+    SELLER_USER_ID,
+  );
+  return verdict === 'ours' ? 200 : verdict === 'invalid' ? 400 : 403;
+}
 
 function isJsonObject(body: Buffer): boolean {
   try {
@@ -804,6 +815,7 @@ describe('money columns', () => {
         const raw = JSON.stringify({
           ...postbackBody({ id: 1, status: 'PAGO' }),
           id: '__ID__',
+          saleItems: [],
           n: (nextId += 1),
         }).replace('"__ID__"', idLiteral);
         const answer = await answerOf(raw, 'postback');
@@ -1105,13 +1117,14 @@ describe('slow clients', () => {
     const slow = Array.from({ length: 50 }, () =>
       trickle(Buffer.from('POST /postbacks HTTP/1.1\r\n'), Buffer.from('X'.repeat(1000)), 200),
     );
+    const raw = JSON.stringify(postbackBody({ id: 881_001, status: 'PAGO' }));
     const answer = await send({
       path: '/postbacks',
       headers: [
         ['Content-Type', 'application/json'],
-        ['X-Signature', sign('{}')],
+        ['X-Signature', sign(raw)],
       ],
-      body: Buffer.from('{}'),
+      body: Buffer.from(raw),
     });
     expect(answer.status).toBe(200);
     const cut = await Promise.all(slow);
@@ -1150,10 +1163,12 @@ describe('auth-failure limit', () => {
     return Object.fromEntries(rows.map((row) => [row.source_address, row.n]));
   };
 
+  // Its own prefix: the failure counts live in Redis, shared by every process of one prefix.
+  const limiterQueue = createTestQueuePrefix();
   beforeAll(async () => {
     limited = await startTestPaymirror({
       db,
-      queue,
+      queue: limiterQueue,
       roles: 'ingress',
       env: {
         AUTH_FAILURES_MAX: '5',
@@ -1164,6 +1179,7 @@ describe('auth-failure limit', () => {
   });
   afterAll(async () => {
     await limited?.close();
+    await limiterQueue.drop();
   });
 
   it('after 5 unauthenticated failures a source gets 429 with Retry-After; other sources and authentic deliveries do not', async () => {

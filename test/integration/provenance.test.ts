@@ -356,3 +356,52 @@ describe('a gateway read against a newer signed state (item 3)', () => {
     expect(wins).toMatchObject({ outcome: 'applied', from: 'ESTORNADO', to: 'PAGO' });
   });
 });
+
+describe("another seller's signed postback (item 1)", () => {
+  it('is refused 403 and kept with the rejections, never mirrored', async () => {
+    const foreign = await app.postback(postbackBody({ id: 930_001, status: 'PAGO', userId: 777 }));
+    expect(foreign.status).toBe(403);
+    expect(
+      await sql()`select count(*)::int as n from inbox_events where resource_id = 930001`,
+    ).toEqual([{ n: 0 }]);
+    expect(await sql()`select count(*)::int as n from sales where id = 930001`).toEqual([{ n: 0 }]);
+    await waitFor(
+      async () =>
+        (
+          await sql()`select reason from rejected_deliveries
+                       where channel = 'postback' and convert_from(raw_body, 'UTF8') like '%930001%'`
+        )[0]?.reason === 'foreign_user',
+      { what: 'the rejection kept' },
+    );
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['not a number', 'abc'],
+    ['not an integer', 1.5],
+    ['null', null],
+  ])('a postback whose userId is %s is refused 400', async (_name, userId) => {
+    const body = postbackBody({ id: 930_002, status: 'PAGO', userId });
+    if (userId === undefined) delete body.userId;
+    const answer = await app.postback(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/userId/);
+    expect(
+      await sql()`select count(*)::int as n from inbox_events where resource_id = 930002`,
+    ).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('card-only statuses (item 9)', () => {
+  it.each(['EM_PROCESSAMENTO', 'RECUSADO'])(
+    '%s on a PIX sale is refused, not mirrored',
+    async (status) => {
+      const id = status === 'RECUSADO' ? 940_001 : 940_002;
+      const post = await app.postback(postbackBody({ id, status, paymentMethod: 'PIX' }));
+      expect(await finished(post.body.id as number)).toMatchObject({ outcome: 'invalid' });
+      expect(await sql()`select count(*)::int as n from sales where id = ${id}`).toEqual([
+        { n: 0 },
+      ]);
+    },
+  );
+});

@@ -90,4 +90,65 @@ describe('parseNotification', () => {
       }).ok,
     ).toBe(false);
   });
+
+  describe('required fields (docs/gateway.md 6.3, 6.5)', () => {
+    const without = (body: Record<string, unknown>, field: string) => {
+      const copy = { ...body };
+      delete copy[field];
+      return copy;
+    };
+    const sale = postbackBody({ id: 21, status: 'PAGO' });
+    const hook = webhookSaleBody({ id: 21, status: 'PAGO' });
+    const reasonOf = (channel: 'postback' | 'webhook', body: Record<string, unknown>) => {
+      const result = parseNotification(channel, body);
+      return result.ok ? 'parsed' : result.reason;
+    };
+
+    it.each(['userId', 'date', 'saleItems'])('a sale without %s is quarantined', (field) => {
+      expect(reasonOf('postback', without(sale, field))).toMatch(field);
+      expect(reasonOf('webhook', without(hook, field))).toMatch(field);
+    });
+
+    it('a webhook without fee, or whose transactionId is not its id, is quarantined', () => {
+      expect(reasonOf('webhook', without(hook, 'fee'))).toMatch('fee');
+      expect(reasonOf('webhook', without(hook, 'transactionId'))).toMatch('transactionId');
+      expect(reasonOf('webhook', { ...hook, transactionId: 22 })).toMatch('transactionId');
+      expect(reasonOf('postback', sale)).toBe('parsed');
+    });
+
+    it("an item whose saleId is not the sale's id is quarantined", () => {
+      const items = [
+        { id: 1, saleId: 99, title: 'x', unitPrice: '100', quantity: 1, tangible: false },
+      ];
+      expect(reasonOf('postback', { ...sale, saleItems: items })).toMatch('saleId');
+      expect(
+        reasonOf('postback', { ...sale, saleItems: [{ ...items[0], saleId: undefined }] }),
+      ).toMatch('saleId');
+    });
+
+    it.each([
+      ['2026-11-20T10:00:00.000Z', 'parsed'],
+      ['2026-11-20T07:00:00-03:00', 'parsed'],
+      ['2026-11-20T10:00:00', 'offset'],
+      ['2026-11-20', 'offset'],
+      ['20 Nov 2026 10:00:00 GMT', 'offset'],
+    ])('date %s: %s', (date, expected) => {
+      const reason = reasonOf('postback', { ...sale, date });
+      if (expected === 'parsed') expect(reason).toBe('parsed');
+      else expect(reason).toMatch(expected);
+      const withdrawal = parseNotification(
+        'webhook',
+        withdrawalBody({ id: 5, status: 'COMPLETED', updatedAt: date }),
+      );
+      expect(withdrawal.ok).toBe(expected === 'parsed');
+    });
+
+    it('a withdrawal without userId is quarantined', () => {
+      const body = without(
+        withdrawalBody({ id: 5, status: 'COMPLETED', updatedAt: '2026-11-20T10:00:00Z' }),
+        'userId',
+      );
+      expect(parseNotification('webhook', body).ok).toBe(false);
+    });
+  });
 });

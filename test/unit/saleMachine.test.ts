@@ -23,8 +23,10 @@ const SPEC_EDGES: Record<SaleStatus, SaleStatus[]> = {
   ESTORNADO: [],
 };
 const isCard = (m: PaymentMethod) => m === 'CREDIT_CARD' || m === 'DEBIT_CARD';
+// MED is PIX only; CHARGEBACK and the card processor's EM_PROCESSAMENTO and RECUSADO, cards only.
+const CARD_ONLY: ReadonlySet<SaleStatus> = new Set(['CHARGEBACK', 'EM_PROCESSAMENTO', 'RECUSADO']);
 const allowed = (m: PaymentMethod, s: SaleStatus) =>
-  s === 'MED' ? m === 'PIX' : s === 'CHARGEBACK' ? isCard(m) : true;
+  s === 'MED' ? m === 'PIX' : CARD_ONLY.has(s) ? isCard(m) : true;
 const onCycle = (m: PaymentMethod, a: SaleStatus, b: SaleStatus) => {
   const pair = [a, b].sort().join('↔');
   return (pair === 'MED↔PAGO' && m === 'PIX') || (pair === 'CHARGEBACK↔PAGO' && isCard(m));
@@ -62,6 +64,19 @@ describe('decideSale', () => {
     ['first sight of MED on a PIX sale inserts', null, row('MED', 'PIX'), 'insert'],
     ['first sight of MED on CREDIT_CARD is invalid', null, row('MED', 'CREDIT_CARD'), 'invalid'],
     ['first sight of CHARGEBACK on PIX is invalid', null, row('CHARGEBACK', 'PIX'), 'invalid'],
+    ['EM_PROCESSAMENTO on PIX is invalid', null, row('EM_PROCESSAMENTO', 'PIX'), 'invalid'],
+    [
+      'RECUSADO on BOLETO is invalid',
+      row('PENDENTE', 'BOLETO'),
+      row('RECUSADO', 'BOLETO'),
+      'invalid',
+    ],
+    [
+      'RECUSADO on a card applies',
+      row('PENDENTE', 'CREDIT_CARD'),
+      row('RECUSADO', 'CREDIT_CARD'),
+      'apply',
+    ],
     ['same status is a noop', row('PAGO', 'PIX'), row('PAGO', 'PIX'), 'noop'],
     ['same final status is a noop', row('ESTORNADO', 'PIX'), row('ESTORNADO', 'PIX'), 'noop'],
     ['ESTORNADO then PAGO stays stale', row('ESTORNADO', 'PIX'), row('PAGO', 'PIX'), 'stale'],
