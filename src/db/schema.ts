@@ -315,3 +315,40 @@ export const rejectedDeliveries = pgTable(
   },
   (t) => [index('rejected_deliveries_received_idx').on(t.receivedAt)],
 );
+
+/**
+ * Every cashout paymirror sends, written before the POST: a POST that moves money and gets no
+ * clear answer (a time-out, a dropped connection, a 5xx, a 2xx that does not decode) may have
+ * paid, and only this row says it was sent. `outcome`: pending (sent, no answer yet), succeeded
+ * (withdrawal_id known), rejected (the gateway refused it: nothing paid), unknown (may have
+ * paid: check before sending again), not_paid (an operator checked an unknown one: nothing
+ * paid). See README, "Cashouts".
+ */
+export const cashoutAttempts = pgTable(
+  'cashout_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    requestedAt: tstz('requested_at').notNull().defaultNow(),
+    amountCents: cents('amount_cents').notNull(),
+    pixKey: text('pix_key').notNull(),
+    /** Null when the request left it to the gateway's default. */
+    pixKeyType: text('pix_key_type'),
+    outcome: text('outcome').notNull().default('pending'),
+    withdrawalId: bigint('withdrawal_id', { mode: 'number' }),
+    /** The error class and message, or what the operator recorded. */
+    detail: text('detail'),
+    /** The gateway's answer as received (keys redacted, bounded), when it was not a success. */
+    rawAnswer: text('raw_answer'),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [
+    check(
+      'cashout_attempts_outcome',
+      sql`${t.outcome} in ('pending', 'succeeded', 'rejected', 'unknown', 'not_paid')`,
+    ),
+    check('cashout_attempts_amount_positive', sql`${t.amountCents} > 0`),
+    index('cashout_attempts_unresolved_idx')
+      .on(t.requestedAt)
+      .where(sql`${t.outcome} in ('pending', 'unknown')`),
+  ],
+);

@@ -10,6 +10,7 @@
  *      balance) through src/operations/requestCashout, and moved in the following rounds.
  */
 import type { Db } from '../db/client.js';
+import type { Logger } from '../log/logger.js';
 import type { Cents } from '../domain/money.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import { GatewayError, type GatewayClient } from '../gateway/index.js';
@@ -27,6 +28,7 @@ export interface DriveDeps {
   readonly db: Db;
   readonly gateway: GatewayClient;
   readonly policy: WatchPolicy;
+  readonly logger: Logger;
   /** The sandbox's available balance now, for the cashouts meant to exceed it. */
   readonly availableCents: () => Cents;
   readonly progress: Progress;
@@ -151,23 +153,25 @@ async function requestPlannedCashout(
     plan.amountCents === 'above-balance'
       ? Math.min(MAX_CASHOUT_CENTS, Math.max(MIN_CASHOUT_CENTS, deps.availableCents() + 10_000))
       : plan.amountCents;
-  try {
-    const withdrawal = await requestCashout(
-      { db: deps.db, gateway: deps.gateway, policy: deps.policy },
-      { amountCents, pixKey: plan.pixKey, pixKeyType: plan.pixKeyType },
-    );
-    return { kind: 'accepted', id: withdrawal.id };
-  } catch (error) {
-    // A refusal with a reason (422, docs/gateway.md 7.1) creates no withdrawal; anything else is a
-    // failure.
-    if (error instanceof GatewayError && error.status === 422) {
-      return {
-        kind: 'refused',
-        refused: { kind: plan.kind, amountCents, status: error.status, errorType: error.errorType },
-      };
-    }
-    throw error;
+  const result = await requestCashout(
+    { db: deps.db, gateway: deps.gateway, policy: deps.policy, logger: deps.logger },
+    { amountCents, pixKey: plan.pixKey, pixKeyType: plan.pixKeyType },
+  );
+  if (result.kind === 'succeeded') return { kind: 'accepted', id: result.withdrawal.id };
+  // A refusal with a reason (422) creates no withdrawal; anything else is a failure.
+  const { error } = result;
+  if (result.kind === 'rejected' && result.error.status === 422) {
+    return {
+      kind: 'refused',
+      refused: {
+        kind: plan.kind,
+        amountCents,
+        status: result.error.status,
+        errorType: result.error.errorType,
+      },
+    };
   }
+  throw error;
 }
 
 async function control(deps: DriveDeps, path: string, body: unknown): Promise<void> {

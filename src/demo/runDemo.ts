@@ -186,6 +186,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
       db: database.db,
       gateway,
       policy: config.watchPolicy,
+      logger,
       availableCents: () => state.balanceCents,
       progress,
       ...(signal ? { signal } : {}),

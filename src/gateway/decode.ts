@@ -19,6 +19,7 @@ export function decodeAnswer<Wire, Out>(
       endpoint,
       kind: 'invalid_response',
       message: redact(`${endpoint}: invalid response: ${detail}`),
+      rawAnswer: redact(text),
       cause,
     });
 

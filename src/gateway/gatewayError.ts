@@ -13,6 +13,9 @@ export type GatewayErrorKind =
   /** A 2xx whose body does not match the spec. */
   | 'invalid_response';
 
+/** Enough of an answer to diagnose it, not enough to fill a log. */
+export const RAW_ANSWER_LIMIT = 2000;
+
 export class GatewayError extends Error {
   override readonly name = 'GatewayError';
   readonly endpoint: GatewayEndpoint;
@@ -26,6 +29,8 @@ export class GatewayError extends Error {
   readonly code: string | null;
   /** Seconds from a Retry-After header, when one came. */
   readonly retryAfterSeconds: number | null;
+  /** The answer's body as received (keys redacted, at most RAW_ANSWER_LIMIT characters). */
+  readonly rawAnswer: string | null;
 
   constructor(fields: {
     endpoint: GatewayEndpoint;
@@ -36,6 +41,7 @@ export class GatewayError extends Error {
     errorType?: string | null;
     code?: string | null;
     retryAfterSeconds?: number | null;
+    rawAnswer?: string | null;
     cause?: unknown;
   }) {
     super(fields.message, { cause: fields.cause });
@@ -46,6 +52,9 @@ export class GatewayError extends Error {
     this.errorType = fields.errorType ?? null;
     this.code = fields.code ?? null;
     this.retryAfterSeconds = fields.retryAfterSeconds ?? null;
+    const raw = fields.rawAnswer ?? null;
+    this.rawAnswer =
+      raw !== null && raw.length > RAW_ANSWER_LIMIT ? `${raw.slice(0, RAW_ANSWER_LIMIT)}…` : raw;
   }
 
   /**

@@ -82,6 +82,7 @@ export function createTransport(
           errorType: body.errorType === null ? null : redact(body.errorType),
           code: body.code === null ? null : redact(body.code),
           retryAfterSeconds: parseRetryAfter(outcome.headers.get('retry-after'), Date.now()),
+          rawAnswer: redact(outcome.text),
         });
       }
     }

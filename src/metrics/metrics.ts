@@ -12,6 +12,8 @@ export interface MetricSources {
   inboxCounts?: () => Promise<Record<string, number>>;
   /** Deliveries waiting in the local spool for Postgres. */
   spoolPending?: () => Promise<number>;
+  /** Cashout attempts that may have paid and nobody has checked, by outcome. */
+  cashoutsUnresolved?: () => Promise<Record<string, number>>;
 }
 
 /** paymirror's Prometheus metrics (prefix paymirror_); one registry per process. */
@@ -102,6 +104,17 @@ export function createMetrics(
       for (const [queue, counts] of Object.entries((await quietly(sources.queueCounts)) ?? {})) {
         for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
       }
+    },
+  });
+  new Gauge({
+    name: 'paymirror_cashout_attempts_unresolved',
+    help: 'Cashouts sent whose outcome is unknown (they may have paid: check, then paymirror cashouts resolve), and ones pending for over 5 minutes (a CLI killed mid-request)',
+    labelNames: ['outcome'],
+    registers,
+    async collect() {
+      const counts = await quietly(sources.cashoutsUnresolved);
+      if (counts === null) return;
+      for (const outcome of ['unknown', 'pending']) this.set({ outcome }, counts[outcome] ?? 0);
     },
   });
   new Gauge({

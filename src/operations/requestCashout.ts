@@ -1,18 +1,111 @@
+import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import { cashoutAttempts } from '../db/schema.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
-import type { CashoutRequest, GatewayClient, GatewayWithdrawal } from '../gateway/index.js';
+import {
+  GatewayError,
+  type CashoutRequest,
+  type GatewayClient,
+  type GatewayWithdrawal,
+} from '../gateway/index.js';
+import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
+import { cashoutFailureOutcome } from './cashoutOutcome.js';
+
+export type CashoutResult =
+  | {
+      readonly kind: 'succeeded';
+      readonly attemptId: number;
+      readonly withdrawal: GatewayWithdrawal;
+      /** Null when written; else why the mirror (or the attempt row) could not be: paid all the same. */
+      readonly recordError: string | null;
+    }
+  /** The gateway refused it in words: nothing was paid. */
+  | { readonly kind: 'rejected'; readonly attemptId: number; readonly error: GatewayError }
+  /** No clear answer: it may have paid. Check before sending it again. */
+  | { readonly kind: 'unknown'; readonly attemptId: number; readonly error: unknown };
+
+export interface CashoutDeps {
+  readonly db: Db;
+  readonly gateway: GatewayClient;
+  readonly policy: WatchPolicy;
+  readonly logger: Logger;
+}
 
 /**
- * Asks the gateway for a cashout (one attempt: it moves money) and writes the answer to the
- * mirror at once, with source 'api', so the withdrawal is known before any webhook.
+ * Asks the gateway for a cashout: the attempt is a row before the POST, the POST is sent once
+ * (it moves money), and its outcome is recorded; a success is written to the mirror at once
+ * (source 'api'), so the withdrawal is known before any webhook.
  */
 export async function requestCashout(
-  deps: { db: Db; gateway: GatewayClient; policy: WatchPolicy },
+  deps: CashoutDeps,
   request: CashoutRequest,
-): Promise<GatewayWithdrawal> {
+): Promise<CashoutResult> {
+  const [attempt] = await deps.db
+    .insert(cashoutAttempts)
+    .values({
+      amountCents: request.amountCents,
+      pixKey: request.pixKey,
+      pixKeyType: request.pixKeyType ?? null,
+    })
+    .returning({ id: cashoutAttempts.id });
+  if (!attempt) throw new Error('the cashout attempt was not recorded');
+  const attemptId = attempt.id;
+
   const readAt = new Date();
-  const withdrawal = await deps.gateway.requestCashout(request);
+  let withdrawal: GatewayWithdrawal;
+  try {
+    withdrawal = await deps.gateway.requestCashout(request);
+  } catch (error) {
+    return failed(deps, attemptId, error);
+  }
+  const recordError = await recordSuccess(deps, attemptId, withdrawal, readAt).then(
+    () => null,
+    (error: unknown) => {
+      deps.logger.error(
+        { err: error, attemptId, withdrawalId: withdrawal.id },
+        'cashout paid, but not recorded: reconciliation will bring the withdrawal',
+      );
+      return error instanceof Error ? error.message : String(error);
+    },
+  );
+  return { kind: 'succeeded', attemptId, withdrawal, recordError };
+}
+
+async function failed(
+  deps: CashoutDeps,
+  attemptId: number,
+  error: unknown,
+): Promise<CashoutResult> {
+  const outcome = cashoutFailureOutcome(error);
+  const rawAnswer = error instanceof GatewayError ? error.rawAnswer : null;
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  (outcome === 'unknown' ? deps.logger.error : deps.logger.warn).call(
+    deps.logger,
+    { attemptId, outcome, detail, rawAnswer },
+    outcome === 'unknown'
+      ? 'cashout outcome unknown: it may have been paid; check before sending it again'
+      : 'cashout refused by the gateway',
+  );
+  await deps.db
+    .update(cashoutAttempts)
+    .set({ outcome, detail: detail.slice(0, 2000), rawAnswer, finishedAt: new Date() })
+    .where(eq(cashoutAttempts.id, attemptId));
+  return outcome === 'unknown'
+    ? { kind: 'unknown', attemptId, error }
+    : { kind: 'rejected', attemptId, error: error as GatewayError };
+}
+
+async function recordSuccess(
+  deps: CashoutDeps,
+  attemptId: number,
+  withdrawal: GatewayWithdrawal,
+  readAt: Date,
+): Promise<void> {
+  await deps.db
+    .update(cashoutAttempts)
+    .set({ outcome: 'succeeded', withdrawalId: withdrawal.id, finishedAt: new Date() })
+    .where(eq(cashoutAttempts.id, attemptId));
   await writeMirror(
     deps.db,
     [
@@ -28,5 +121,4 @@ export async function requestCashout(
     ],
     { now: new Date(), policy: deps.policy },
   );
-  return withdrawal;
 }

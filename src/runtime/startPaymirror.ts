@@ -35,6 +35,7 @@ import {
   oldestPendingAgeSeconds,
   queueCountsByLane,
   queueOldestAgeByLane,
+  unresolvedCashouts,
 } from './observability.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
@@ -203,6 +204,7 @@ export async function startPaymirror(
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
     inboxCounts: () => inboxCountsByState(database.sql),
     ...(spool ? { spoolPending: () => spool.pending() } : {}),
+    cashoutsUnresolved: () => unresolvedCashouts(database.sql),
     queueCounts: () => queueCountsByLane(lanes),
     queueOldestAgeSeconds: () => queueOldestAgeByLane(lanes),
   });

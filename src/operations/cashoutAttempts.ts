@@ -1,0 +1,88 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { cashoutAttempts } from '../db/schema.js';
+import type { WatchPolicy } from '../domain/reconcileSchedule.js';
+import type { GatewayClient } from '../gateway/index.js';
+import { writeMirror } from '../mirror/applyToMirror.js';
+
+export type CashoutAttempt = typeof cashoutAttempts.$inferSelect;
+
+export async function listCashoutAttempts(
+  db: Db,
+  outcome: string | null,
+  limit: number,
+): Promise<CashoutAttempt[]> {
+  return db
+    .select()
+    .from(cashoutAttempts)
+    .where(outcome === null ? undefined : eq(cashoutAttempts.outcome, outcome))
+    .orderBy(desc(cashoutAttempts.id))
+    .limit(limit);
+}
+
+export class CashoutResolveError extends Error {
+  override readonly name = 'CashoutResolveError';
+}
+
+/**
+ * What an operator found about an attempt whose outcome was unknown (or left pending by a
+ * crash). A paid one is checked against the gateway's record (same amount and PIX key) and
+ * written to the mirror like any cashout answer.
+ */
+export async function resolveCashoutAttempt(
+  deps: { db: Db; gateway: GatewayClient; policy: WatchPolicy },
+  attemptId: number,
+  found: { kind: 'paid'; withdrawalId: number } | { kind: 'not_paid' },
+): Promise<CashoutAttempt> {
+  const [attempt] = await deps.db
+    .select()
+    .from(cashoutAttempts)
+    .where(eq(cashoutAttempts.id, attemptId));
+  if (!attempt) throw new CashoutResolveError(`no cashout attempt ${attemptId}`);
+  if (attempt.outcome !== 'unknown' && attempt.outcome !== 'pending') {
+    throw new CashoutResolveError(
+      `cashout attempt ${attemptId} is ${attempt.outcome}, not unknown: nothing to resolve`,
+    );
+  }
+  if (found.kind === 'paid') {
+    const readAt = new Date();
+    const withdrawal = await deps.gateway.getWithdrawal(found.withdrawalId);
+    if (withdrawal.amountCents !== attempt.amountCents || withdrawal.pixKey !== attempt.pixKey) {
+      throw new CashoutResolveError(
+        `withdrawal ${withdrawal.id} is ${withdrawal.amountCents} centavos to ${withdrawal.pixKey}, ` +
+          `not attempt ${attemptId}'s ${attempt.amountCents} centavos to ${attempt.pixKey}`,
+      );
+    }
+    await writeMirror(
+      deps.db,
+      [
+        {
+          kind: 'read',
+          resource: 'withdrawal',
+          record: withdrawal,
+          readAt,
+          context: { source: 'api', inboxEventId: null },
+          purpose: 'api',
+          runId: null,
+        },
+      ],
+      { now: new Date(), policy: deps.policy },
+    );
+  }
+  const [resolved] = await deps.db
+    .update(cashoutAttempts)
+    .set(
+      found.kind === 'paid'
+        ? { outcome: 'succeeded', withdrawalId: found.withdrawalId, finishedAt: new Date() }
+        : { outcome: 'not_paid', finishedAt: new Date() },
+    )
+    .where(
+      and(
+        eq(cashoutAttempts.id, attemptId),
+        inArray(cashoutAttempts.outcome, ['unknown', 'pending']),
+      ),
+    )
+    .returning();
+  if (!resolved) throw new CashoutResolveError(`cashout attempt ${attemptId} changed meanwhile`);
+  return resolved;
+}
