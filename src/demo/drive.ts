@@ -13,7 +13,7 @@ import type { Db } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import type { Cents } from '../domain/money.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
-import { GatewayError, type GatewayClient } from '../gateway/index.js';
+import type { GatewayClient } from '../gateway/index.js';
 import { createSale } from '../operations/createSale.js';
 import { requestCashout } from '../operations/requestCashout.js';
 import { DemoError } from './errors.js';
