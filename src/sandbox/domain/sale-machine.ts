@@ -1,5 +1,9 @@
 /**
- * The sale status machine of docs/gateway.md 3.1, as data, and the one function that judges a move.
+ * The sale status machine of docs/gateway.md 3.1, as data, and the one function that judges a
+ * move. Kept apart from paymirror's own (src/domain/saleMachine.ts) on purpose: the sandbox
+ * plays the gateway, and a gateway that shared paymirror's code could not catch paymirror
+ * misreading the spec. test/unit/machinesSideBySide.test.ts holds the two tables side by side,
+ * so a divergence is a decision written there, not an accident.
  */
 import { CARD_METHODS } from './vocabulary.js';
 import type { PaymentMethod, SaleStatus } from './vocabulary.js';

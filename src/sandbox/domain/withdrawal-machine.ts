@@ -1,7 +1,9 @@
 /**
- * The withdrawal machine. The gateway shows only creation (PENDING) and the bank's answer
- * from PROCESSING; the other edges are paymirror's (docs/gateway.md 3.2), minus FAILED, which the
- * sandbox reports (read form) for a REJECTED withdrawal rather than storing as a separate state.
+ * The withdrawal machine. The spec shows only creation (PENDING) and the bank's answer from
+ * PROCESSING; the other edges are the ones paymirror accepts, minus FAILED, which the sandbox
+ * reports (read form) for a REJECTED withdrawal rather than storing as a separate state. Kept
+ * apart from paymirror's own (src/domain/withdrawalMachine.ts) on purpose, like the sale
+ * machine: test/unit/machinesSideBySide.test.ts holds the two side by side.
  */
 import type { WithdrawalStatus } from './vocabulary.js';
 
