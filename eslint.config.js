@@ -21,7 +21,7 @@ export default tseslint.config(
       ],
     },
   },
-  // Imports run one way along the data flow (STYLE conventions 1 and 2).
+  // Imports run one way along the data flow (docs/architecture.md, "Imports").
   restrictImports('src/ingress/**', ['worker', 'mirror', 'reconciler', 'scheduler', 'sandbox']),
   restrictImports('src/mirror/**', [
     'ingress',
@@ -69,7 +69,7 @@ function restrictImports(files, folders) {
         {
           patterns: folders.map((folder) => ({
             group: [`../${folder}/*`, `../../${folder}/*`],
-            message: `${files} must not import ${folder} (see STYLE.md: imports follow the data flow)`,
+            message: `${files} must not import ${folder} (see docs/architecture.md, Imports)`,
           })),
         },
       ],

@@ -28,7 +28,7 @@ const ITEMS = [
 ] as const;
 
 /**
- * A postback as the gateway sends it (spec 6.3: the common fields, then
+ * A postback as the gateway sends it (docs/gateway.md 6.3: the common fields, then
  * externalTransactionId), compact JSON, about 1.5 KB. Each sale id makes a distinct event.
  */
 export function postbackBody(saleId: number): string {

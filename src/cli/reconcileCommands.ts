@@ -3,7 +3,7 @@ import type { PassSummary } from '../reconciler/reconcilePass.js';
 import type { PassSelection } from '../reconciler/selectCandidates.js';
 import { exitOnError } from './environment.js';
 
-/** How long `reconcile` waits for a pass another process is running (DESIGN 7). */
+/** How long `reconcile` waits for a pass another process is running. */
 const WAIT_FOR_RUNNING_PASS_MS = 120_000;
 
 export function parseId(value: string): number {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 
 /**
- * Every environment variable paymirror reads (DESIGN 9), parsed once by the entry points.
- * Nothing else reads process.env: modules get what they need as arguments.
+ * Every environment variable paymirror reads (README, "Configuration"), parsed once by the entry
+ * points. Nothing else reads process.env: modules get what they need as arguments.
  */
 
 const csv = z

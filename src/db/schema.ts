@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 
 /**
- * The mirror schema (DESIGN 5, a contract: finance queries these names) and the inbox.
+ * The mirror schema (a contract: finance queries these names; docs/architecture.md) and the inbox.
  * Money is bigint centavos everywhere; `mode: 'number'` is safe because the money module
  * rejects anything beyond Number.MAX_SAFE_INTEGER before it gets here.
  */
@@ -205,7 +205,7 @@ export const inboxEvents = pgTable(
 );
 
 /**
- * The durable dedupe decision (DESIGN 3): one row per channel and logical event key, pointing
+ * The durable dedupe decision (docs/gateway.md 6): one row per channel and event key, pointing
  * at the first stored delivery. A new delivery of the key within the window is a duplicate.
  */
 export const inboxDedupeKeys = pgTable(
@@ -263,7 +263,7 @@ export const reconciliationDiscrepancies = pgTable(
     gatewayValue: text('gateway_value'),
     /** corrected | recorded (left as is) | not_found (the gateway does not know the record) */
     action: text('action').notNull(),
-    /** reconcile | cross_channel | confirmation | unconfirmed_webhook (docs/reconciliation.md) */
+    /** reconcile | cross_channel | confirmation | unconfirmed_webhook (docs/architecture.md) */
     source: text('source').notNull(),
     inboxEventId: bigint('inbox_event_id', { mode: 'number' }),
     detectedAt: tstz('detected_at').notNull().defaultNow(),

@@ -63,7 +63,7 @@ export interface Comparison {
 
 /**
  * A bank-rejected withdrawal is REJECTED in notifications (and in the sandbox) and FAILED in
- * the gateway's read form (spec 2.1): one outcome under two names, counted as REJECTED.
+ * the gateway's read form (docs/gateway.md 2.1): one outcome under two names, counted as REJECTED.
  */
 export function canonicalWithdrawalStatus(status: string): string {
   return status === 'FAILED' ? 'REJECTED' : status;

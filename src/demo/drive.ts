@@ -53,7 +53,7 @@ export interface DriveReport {
   readonly moves: number;
 }
 
-/** The largest cashout the gateway accepts (spec 8): R$ 100.000,00. */
+/** The largest cashout the gateway accepts (docs/gateway.md 8): R$ 100.000,00. */
 const MAX_CASHOUT_CENTS = 10_000_000;
 const MIN_CASHOUT_CENTS = 10_000;
 

@@ -212,7 +212,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     if (!before.matches) {
       output(
         '  (expected: notifications the sandbox dropped, and card sales still awaiting the\n' +
-          '   processor, EM_PROCESSAMENTO, which no notification carries: spec 6.2)\n',
+          '   processor, EM_PROCESSAMENTO, which no notification carries: docs/gateway.md 6.2)\n',
       );
     }
     output('\n');

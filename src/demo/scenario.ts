@@ -1,6 +1,6 @@
 /**
  * The demo's plan as data: which sales to create (method, amount, items, customer) and which
- * status moves to drive each through (spec 3.1), and which withdrawals to request (spec 3.2).
+ * status moves to drive each through (docs/gateway.md 3.1), and which withdrawals to request (3.2).
  * Built from a seed, so the same options give the same plan.
  */
 import type { Cents } from '../domain/money.js';
@@ -10,7 +10,7 @@ import { digits, intBetween, pick, pickWeighted, seededRandom, type Random } fro
 
 export type DemoPaymentMethod = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
 
-/** One path of spec 3.1: the moves after creation (card sales start at EM_PROCESSAMENTO). */
+/** One path of docs/gateway.md 3.1: the moves after creation (cards start at EM_PROCESSAMENTO). */
 export interface SalePath {
   readonly name: string;
   readonly method: DemoPaymentMethod;

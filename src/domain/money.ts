@@ -1,5 +1,5 @@
 /**
- * The one place that converts the gateway's money units (spec sections 1, 2 and 6; DESIGN 4).
+ * The one place that converts the gateway's money units (docs/gateway.md 1.6).
  * Everything else handles integer centavos only. No float arithmetic ever touches money:
  * decimal strings are parsed digit by digit.
  *

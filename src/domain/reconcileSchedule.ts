@@ -2,7 +2,7 @@ import { isFinalSaleStatus, type PaymentMethod, type SaleStatus } from './saleMa
 import { isFinalWithdrawalStatus, type WithdrawalStatus } from './withdrawalMachine.js';
 
 /**
- * When the reconciler should next compare a mirror row with the gateway (DESIGN 7). Young
+ * When the reconciler should next compare a mirror row with the gateway. Young
  * rows move fast and are checked often; older ones less. A paid sale stays under watch while
  * money can still come back: the MED window for PIX, the chargeback window for cards.
  */

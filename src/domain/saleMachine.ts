@@ -1,7 +1,7 @@
 import { reachability } from './reachability.js';
 
 /**
- * The sale status machine (spec 3.1, DESIGN 4) as data, plus the one decision the worker
+ * The sale status machine (docs/gateway.md 3.1) as data, plus the one decision the worker
  * and the reconciler ask of it: what to do with a notified status given the mirror's.
  */
 

@@ -1,7 +1,7 @@
 import { reachability } from './reachability.js';
 
 /**
- * The withdrawal status machine (spec 3.2, DESIGN 4) as data, plus the decision for a
+ * The withdrawal status machine (docs/gateway.md 3.2) as data, plus the decision for a
  * notified (or read) status given the mirror's.
  */
 

@@ -17,8 +17,8 @@ function pathId(name: string, id: number): number {
 }
 
 /**
- * The gateway's four endpoints (spec 4), typed in paymirror's units. GETs retry transient
- * failures; POSTs are sent once (a cashout moves money, a sale would be duplicated).
+ * The gateway's four endpoints (docs/gateway.md 4), typed in paymirror's units. GETs retry
+ * transient failures; POSTs are sent once (a cashout moves money, a sale would be duplicated).
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
   const settings = resolveOptions(options);

@@ -5,7 +5,7 @@ import type { GatewayEndpoint } from './types.js';
 
 /**
  * A 2xx body → the domain record, or a GatewayError 'invalid_response' naming the field that
- * did not match (spec 2.1–2.3). Never retried: the same answer would come back.
+ * did not match (docs/gateway.md 2.1–2.3). Never retried: the same answer would come back.
  */
 export function decodeAnswer<Wire, Out>(
   endpoint: GatewayEndpoint,

@@ -1,7 +1,7 @@
 import type { ErrorShape } from './gatewayError.js';
 import { errorShapeA, errorShapeB, errorShapeC } from './wireSchemas.js';
 
-/** What a non-2xx body says, whichever of the spec's three shapes (2.4) it took. */
+/** What a non-2xx body says, whichever of the three shapes of docs/gateway.md 2.4 it took. */
 export interface ErrorBody {
   readonly shape: ErrorShape;
   /** The body's human message; null when it has none. */

@@ -1,6 +1,6 @@
 import type { GatewayEndpoint } from './types.js';
 
-/** Which of the spec's error bodies came back (spec 2.4), if any. */
+/** Which of the gateway's error bodies came back (docs/gateway.md 2.4), if any. */
 export type ErrorShape = 'A' | 'B' | 'C' | 'unknown';
 
 export type GatewayErrorKind =
@@ -59,8 +59,8 @@ export class GatewayError extends Error {
 
   /**
    * The record does not exist (404) or does not belong to our account (403), said in the read
-   * endpoints' own error body (shape B, docs/gateway.md §7.2): for a webhook, a forgery. A 403
-   * shape C (the account is not permitted, §7.3), a 401, or a 404 from a proxy's HTML page says
+   * endpoints' own error body (shape B, docs/gateway.md 7.2): for a webhook, a forgery. A 403
+   * shape C (the account is not permitted, 7.3), a 401, or a 404 from a proxy's HTML page says
    * nothing about the record: see isIndeterminate.
    */
   get isNotOurs(): boolean {

@@ -1,4 +1,4 @@
-/** The typed gateway client (DESIGN 6, spec 4). Everything outside src/gateway imports this. */
+/** The typed gateway client (docs/gateway.md 4). Everything outside src/gateway imports this. */
 export { createGatewayClient } from './client.js';
 export type { GatewayCall, GatewayClientOptions, GatewayVerdict } from './options.js';
 export { DEFAULT_TIMEOUT_MS } from './options.js';

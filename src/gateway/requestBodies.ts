@@ -7,7 +7,7 @@ import {
 import type { CashoutRequest, CreateSaleRequest } from './types.js';
 
 /**
- * paymirror's requests → the gateway's request bodies (spec 4.1, 4.4). Limits (spec 8) are
+ * paymirror's requests → the gateway's request bodies (docs/gateway.md 4.1, 4.4). Limits (8) are
  * the gateway's to enforce; only amounts that are not integer centavos are refused here,
  * with a MoneyError, before anything is sent.
  */

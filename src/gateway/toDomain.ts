@@ -9,7 +9,7 @@ import type { CreatedSale, GatewayTransaction, GatewayWithdrawal } from './types
 import type { CreatedSaleWire, TransactionWire, WithdrawalWire } from './wireSchemas.js';
 
 /**
- * Wire (spec 2.1–2.3, already shape-checked by wireSchemas.ts) → paymirror's units:
+ * Wire (docs/gateway.md 2.1–2.3, already shape-checked by wireSchemas.ts) → paymirror's units:
  * integer centavos through src/domain/money.ts, Dates, null for what is absent.
  */
 

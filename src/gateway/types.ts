@@ -4,7 +4,7 @@ import type { WithdrawalStatus } from '../domain/withdrawalMachine.js';
 
 /**
  * The gateway's records in paymirror's units (centavos, Dates), as the client returns them.
- * The wire formats (spec 2.1–2.3) stay inside src/gateway.
+ * The wire formats (docs/gateway.md 2.1–2.3) stay inside src/gateway.
  */
 export interface GatewayTransaction {
   readonly id: number;

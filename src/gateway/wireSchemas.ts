@@ -3,7 +3,7 @@ import { PAYMENT_METHODS, SALE_STATUSES } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES } from '../domain/withdrawalMachine.js';
 
 /**
- * The gateway's answers as they travel (spec 2.1–2.4), before any unit is converted
+ * The gateway's answers as they travel (docs/gateway.md 2.1–2.4), before any unit is converted
  * (toDomain.ts does that). Strict where paymirror depends on a value (ids, statuses, amounts,
  * dates), loose where the spec is loose (optional fields, nulls). Unknown keys are dropped.
  */
@@ -14,7 +14,7 @@ const isoDate = z
   .string()
   .refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
 
-/** Spec 2.1: amounts are decimal strings of reais. */
+/** docs/gateway.md 2.1: amounts are decimal strings of reais. */
 export const withdrawalWire = z.object({
   id,
   amount: z.string(),
@@ -31,7 +31,7 @@ export const withdrawalWire = z.object({
   }),
 });
 
-/** Spec 2.2: the read form carries NUMBERS of centavos. */
+/** docs/gateway.md 2.2: the read form carries NUMBERS of centavos. */
 export const transactionWire = z.object({
   id,
   status: z.enum(SALE_STATUSES),
@@ -68,7 +68,7 @@ export const transactionWire = z.object({
   shipping: z.unknown().optional(),
 });
 
-/** Spec 2.3: sale.amount is a STRING of centavos; sale.shipping a JSON-encoded string. */
+/** docs/gateway.md 2.3: sale.amount is a STRING of centavos; sale.shipping a JSON string. */
 export const createdSaleWire = z.object({
   message: z.string(),
   sale: z.object({
@@ -98,11 +98,11 @@ export const createdSaleWire = z.object({
   }),
 });
 
-/** Spec 2.4, shape A: cashout business errors. */
+/** docs/gateway.md 2.4, shape A: cashout business errors. */
 export const errorShapeA = z.object({ message: z.string(), errorType: z.string().optional() });
-/** Spec 2.4, shape B: `message` plus an `error` description. */
+/** docs/gateway.md 2.4, shape B: `message` plus an `error` description. */
 export const errorShapeB = z.object({ message: z.string(), error: z.string() });
-/** Spec 2.4, shape C: authentication errors. */
+/** docs/gateway.md 2.4, shape C: authentication errors. */
 export const errorShapeC = z.object({
   success: z.literal(false),
   error: z.object({ code: z.string(), message: z.string() }),

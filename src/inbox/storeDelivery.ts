@@ -14,7 +14,8 @@ export interface StoreOptions {
 }
 
 /**
- * Stores a delivery durably and decides, in Postgres, whether it is a duplicate (DESIGN 3).
+ * Stores a delivery durably and decides, in Postgres, whether it is a duplicate (docs/gateway.md
+ * 6).
  *
  * One statement claims the (channel, event key) in inbox_dedupe_keys and inserts the inbox
  * row: a concurrent identical delivery blocks on the key until the first commits, then finds

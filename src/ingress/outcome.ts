@@ -30,7 +30,7 @@ export interface HttpAnswer {
 
 export const NOT_FOUND: HttpAnswer = { status: 404, body: { error: 'not found' } };
 
-/** DESIGN 2's answers table. */
+/** The README's "HTTP answers" table. */
 export function answerFor(outcome: IngestOutcome): HttpAnswer {
   switch (outcome.kind) {
     case 'accepted':

@@ -3,8 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 /**
- * Spec 6.4: `X-Signature` is the hex HMAC-SHA256 of the compact JSON body. We verify the raw
- * bytes first (what was actually sent), then `JSON.stringify(JSON.parse(body))` in case a proxy
+ * docs/gateway.md 6.4: `X-Signature` is the hex HMAC-SHA256 of the compact JSON body. We verify the
+ * raw bytes first (what was actually sent), then `JSON.stringify(JSON.parse(body))` in case a proxy
  * re-formatted the body. Every configured secret is tried (rotation), each in constant time.
  */
 export function verifyPostbackSignature(

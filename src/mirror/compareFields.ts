@@ -14,7 +14,7 @@ export interface FieldComparison<Insert> {
 
 /**
  * Compares the mirror row with the gateway's values. The gateway is the truth: every value it
- * gives is written; a null mirror value it fills is not a discrepancy (DESIGN 7), a non-null
+ * gives is written; a null mirror value it fills is not a discrepancy, a non-null
  * one that differs is. Values the gateway does not give are left alone.
  */
 export function compareWithGateway<Row extends object, Insert extends object>(

@@ -6,7 +6,7 @@ import type { WithdrawalStatus } from '../domain/withdrawalMachine.js';
  * Glossary:
  * - channel: how a notification came in. 'postback' is the HMAC-signed per-sale POST to the
  *   postbackUrl given at sale creation; 'webhook' is the unsigned permanent webhook.
- * - event key: what makes two deliveries the same event (DESIGN 3), per channel.
+ * - event key: what makes two deliveries the same event (docs/gateway.md 6), per channel.
  * - quarantined: authenticated but not understood; stored for replay, never applied.
  */
 export type Channel = 'postback' | 'webhook';

@@ -47,7 +47,7 @@ export function parseNotification(channel: Channel, body: Record<string, unknown
   }
 }
 
-/** DESIGN 3: `sale:{id}:{status}`; `withdrawal:{id}:{status}:{updatedAt ISO}`. */
+/** docs/gateway.md 6: `sale:{id}:{status}`; `withdrawal:{id}:{status}:{updatedAt ISO}`. */
 export function eventKeyOf(notice: Notice): string {
   return notice.kind === 'sale'
     ? `sale:${notice.id}:${notice.status}`

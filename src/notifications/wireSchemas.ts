@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The gateway's notification bodies as they travel (spec 6.3 and 6.5), before any unit is
- * converted. Loose where the spec is loose (optional fields, nulls), strict where paymirror
+ * The gateway's notification bodies as they travel (docs/gateway.md 6.3 and 6.5), before any unit
+ * is converted. Loose where the spec is loose (optional fields, nulls), strict where paymirror
  * depends on a value: an id, a status, an amount.
  */
 

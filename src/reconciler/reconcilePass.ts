@@ -41,10 +41,10 @@ type CheckResult = {
 };
 
 /**
- * One reconciliation pass (DESIGN 7): for each selected row, read the gateway's record, write
- * its values with source 'reconcile', and record each difference under the run. A row the
- * gateway could not be asked about is left untouched and counted as an error; a pass with
- * errors is recorded partial or failed, never succeeded.
+ * One reconciliation pass (docs/architecture.md): for each selected row, read the gateway's record,
+ * write its values with source 'reconcile', and record each difference under the run. A row the
+ * gateway could not be asked about is left untouched and counted as an error; a pass with errors is
+ * recorded partial or failed, never succeeded.
  */
 export async function runReconcilePass(
   deps: ReconcileDeps,

@@ -1,5 +1,6 @@
 /**
- * Sandbox API keys. Spec 5.1: both keys start with the same fixed, service-specific prefix.
+ * Sandbox API keys. docs/gateway.md 5: both keys start with the same fixed, service-specific
+ * prefix.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 

@@ -1,7 +1,7 @@
 /**
- * Turns status moves into notifications (spec 6): transaction notifications on both
- * channels for the statuses of spec 6.2, withdrawal notifications on the permanent webhook
- * for the statuses of spec 6.5. Bodies are serialised once, here, as compact JSON; the
+ * Turns status moves into notifications (docs/gateway.md 6): transaction notifications on both
+ * channels for the statuses of 6.2, withdrawal notifications on the permanent webhook
+ * for the statuses of 6.5. Bodies are serialised once, here, as compact JSON; the
  * postback signature is computed over exactly those bytes.
  */
 import type { OutgoingNotification } from './delivery/dispatcher.js';

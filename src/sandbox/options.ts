@@ -17,7 +17,7 @@ export interface SandboxOptions {
   readonly publicKey: string;
   readonly privateKey: string;
   readonly postbackSecret: string;
-  /** The permanent webhook (spec 6.1); null or absent: no webhook deliveries. */
+  /** The permanent webhook (docs/gateway.md 6.1); null or absent: no webhook deliveries. */
   readonly webhookUrl?: string | null;
   readonly userId: number;
   /** Default 0. */
@@ -41,7 +41,7 @@ export interface SandboxOptions {
   readonly pixExpiryMs?: number | null;
   /** Owner of the sales created by POST /_sandbox/foreign-sales. Default userId + 1. */
   readonly foreignUserId?: number;
-  /** The `user` object of withdrawal notifications (spec 6.5). */
+  /** The `user` object of withdrawal notifications (docs/gateway.md 6.5). */
   readonly user?: { readonly name: string; readonly email: string };
   /** First sale id and first withdrawal id. Default 1. */
   readonly firstId?: number;

@@ -147,7 +147,8 @@ export function createStore(deps: StoreDeps): SandboxStore {
       sales.set(id, sale);
       const asCreated = structuredClone(sale);
       schedulePixExpiry(sale);
-      // Card payments go to the processor at once (spec 3.1); no notification for this move.
+      // Card payments go to the processor at once (docs/gateway.md 3.1); no notification for this
+      // move.
       if (isCardMethod(sale.paymentMethod)) moveSale(id, 'EM_PROCESSAMENTO');
       return asCreated;
     },

@@ -84,7 +84,8 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
       'COMPLETED',
       'REJECTED',
     ]);
-    // Cards awaiting the processor are never notified (spec 6.2): only a pass can see them.
+    // Cards awaiting the processor are never notified (docs/gateway.md 6.2): only a pass can see
+    // them.
     expect(result.before.mismatchingRecords).toBeGreaterThan(0);
     expect(report).toContain('BEFORE RECONCILIATION');
     expect(report).toContain('AFTER RECONCILIATION');
@@ -197,7 +198,7 @@ describe('compareSnapshots', () => {
 });
 
 describe('buildScenario', () => {
-  it('gives the default 200 sales every path and method of spec 3.1, the same for a seed', () => {
+  it('gives the default 200 sales every path and method of docs/gateway.md 3.1, seed-stable', () => {
     const scenario = buildScenario({ sales: 200, withdrawals: 10, seed: 42 });
     expect(new Set(scenario.sales.map((sale) => sale.path))).toEqual(
       new Set(SALE_PATHS.map((path) => path.name)),

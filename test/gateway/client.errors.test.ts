@@ -71,7 +71,7 @@ const shapeC = (status: number, code: string, message: string): Row => ({
 const cashout = (client: GatewayClient) =>
   client.requestCashout({ amountCents: 15050, pixKey: '12345678909', pixKeyType: 'CPF' });
 
-describe('spec 7.1: POST /api/public/cashout', () => {
+describe('docs/gateway.md 7.1: POST /api/public/cashout', () => {
   const rows: Row[] = [
     shapeB(400, 'Dados inválidos', 'amount must be a valid number greater than zero'),
     shapeB(401, 'Não autorizado', 'API keys invalid or absent'),
@@ -103,7 +103,7 @@ describe('spec 7.1: POST /api/public/cashout', () => {
   });
 });
 
-describe('spec 7.2: GET /api/transactions/{id}', () => {
+describe('docs/gateway.md 7.2: GET /api/transactions/{id}', () => {
   const rows: Row[] = [
     shapeB(400, 'ID inválido', 'id is not a valid number'),
     shapeB(401, 'Não autorizado', 'Keys invalid or absent'),
@@ -133,7 +133,7 @@ describe('spec 7.2: GET /api/transactions/{id}', () => {
   });
 });
 
-describe('spec 7.3: authentication errors', () => {
+describe('docs/gateway.md 7.3: authentication errors', () => {
   const rows: Row[] = [
     shapeC(401, 'UNAUTHORIZED', 'Chaves de API inválidas'),
     shapeC(403, 'FORBIDDEN', 'Operação não permitida'),

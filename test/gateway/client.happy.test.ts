@@ -37,7 +37,7 @@ const SALE_REQUEST: CreateSaleRequest = {
 };
 
 describe('GET /api/public/cashout/{id}', () => {
-  it('converts the reais strings of spec 2.1 to centavos, updatedAt included', async () => {
+  it('converts docs/gateway.md 2.1 reais strings to centavos, updatedAt included', async () => {
     gateway = await startFakeGateway(inSequence({ status: 200, body: withdrawalWire() }));
     const withdrawal = await clientFor(gateway).getWithdrawal(7);
 
@@ -127,7 +127,7 @@ describe('POST /api/public/cashout', () => {
     },
   );
 
-  it('does not check the spec 8 limits itself: 50.00 reais goes to the gateway', async () => {
+  it('leaves the docs/gateway.md 8 limits to the gateway: 50.00 reais is sent', async () => {
     gateway = await startFakeGateway(inSequence({ status: 200, body: withdrawalWire() }));
     await clientFor(gateway).requestCashout({ amountCents: 5000, pixKey: 'short' });
     expect(gateway.requests).toHaveLength(1);
@@ -135,7 +135,7 @@ describe('POST /api/public/cashout', () => {
 });
 
 describe('GET /api/transactions/{id}', () => {
-  it('reads the numbers of centavos of spec 2.2', async () => {
+  it('reads the numbers of centavos of docs/gateway.md 2.2', async () => {
     gateway = await startFakeGateway(inSequence({ status: 200, body: transactionWire() }));
     const transaction = await clientFor(gateway).getTransaction(1234);
 

@@ -5,8 +5,8 @@ import { createGatewayClient } from '../../src/gateway/index.js';
 import type { GatewayClient, GatewayClientOptions } from '../../src/gateway/index.js';
 
 /**
- * A small stand-in for the gateway on 127.0.0.1:0 that answers the spec's wire formats exactly
- * (section 2) and records what it received, raw bodies included.
+ * A small stand-in for the gateway on 127.0.0.1:0 that answers the gateway's wire formats exactly
+ * (docs/gateway.md 2) and records what it received, raw bodies included.
  */
 
 export const PUBLIC_KEY = 'gwk_pub_4f1c2d3e5a6b7c8d9e0f';
@@ -135,7 +135,7 @@ function answer(res: ServerResponse, reply: Reply): void {
   res.end(body);
 }
 
-/** Spec 2.1, as GET /api/public/cashout/{id} answers it (with updatedAt). */
+/** docs/gateway.md 2.1, as GET /api/public/cashout/{id} answers it (with updatedAt). */
 export function withdrawalWire(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: 7,
@@ -151,7 +151,7 @@ export function withdrawalWire(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
-/** Spec 2.2, the read form: numbers of centavos. */
+/** docs/gateway.md 2.2, the read form: numbers of centavos. */
 export function transactionWire(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: 1234,
@@ -182,7 +182,7 @@ export function transactionWire(overrides: Record<string, unknown> = {}): Record
   };
 }
 
-/** Spec 2.3, POST /api/sales: sale.amount a string of centavos, shipping JSON in a string. */
+/** docs/gateway.md 2.3: sale.amount a string of centavos, shipping JSON in a string. */
 export function createdSaleWire(
   saleOverrides: Record<string, unknown> = {},
 ): Record<string, unknown> {

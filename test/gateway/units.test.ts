@@ -10,7 +10,7 @@ import { parseRetryAfter } from '../../src/gateway/retryAfter.js';
 import { parseShipping } from '../../src/gateway/toDomain.js';
 import { PRIVATE_KEY, PUBLIC_KEY } from './fakeGateway.js';
 
-describe('classifyErrorBody (spec 2.4)', () => {
+describe('classifyErrorBody (docs/gateway.md 2.4)', () => {
   it.each([
     [
       '{"message":"Saldo insuficiente","errorType":"INSUFFICIENT_BALANCE"}',

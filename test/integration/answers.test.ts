@@ -19,7 +19,7 @@ import {
   type TestQueuePrefix,
 } from '../support/services.js';
 
-// Every row of DESIGN 2's answers table, and the order of checks, through HTTP.
+// Every row of the README's "HTTP answers" table, and the order of checks, through HTTP.
 let db: TestDatabase;
 let queue: TestQueuePrefix;
 let app: TestPaymirror;

@@ -23,12 +23,12 @@ import {
 } from '../support/services.js';
 
 // Issue 7 item 4: hostile input through real HTTP (raw sockets, so every byte is ours), against
-// the real Postgres and Redis. Never a crash, never a 5xx, only answers of DESIGN 2's table
+// the real Postgres and Redis. Never a crash, never a 5xx, only answers of the README's table
 // (plus 429 from the auth-failure limiter), never an inbox row from an unauthenticated request,
 // never anything but integer centavos in a money column.
 
 const BODY_LIMIT = 65_536;
-/** DESIGN 2's answers, plus 429 (per-source auth-failure limit); 503 only when storage is down. */
+/** README's answers, plus 429 (per-source auth-failure limit); 503 only when storage is down. */
 const CONTRACT = [200, 400, 401, 403, 404, 413, 415, 429];
 /** Node answers 431 itself when the request line and headers pass its 16 KiB limit. */
 const NODE_HEADER_LIMIT = 16 * 1024;
@@ -550,7 +550,7 @@ describe('unauthenticated hostile input', () => {
   });
 });
 
-/** What DESIGN 2 answers an authentic-token webhook with this body. */
+/** What the ingress answers an authentic-token webhook with this body. */
 function expectedWebhookStatus(body: Buffer): number {
   let payload: unknown;
   try {

@@ -1,5 +1,6 @@
 /**
- * POST /api/public/cashout (spec 2.1, 4.1, 7.1, 8) and GET /api/public/cashout/{id} (4.2).
+ * POST /api/public/cashout (docs/gateway.md 2.1, 4.1, 7.1, 8) and GET /api/public/cashout/{id}
+ * (4.2).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness } from './support/harness.js';
@@ -53,7 +54,7 @@ describe('POST /api/public/cashout success', () => {
   });
 });
 
-describe('POST /api/public/cashout errors (spec 7.1)', () => {
+describe('POST /api/public/cashout errors (docs/gateway.md 7.1)', () => {
   it.each([
     ['amount missing', { pixKey: '12345678909' }],
     ['amount a string', { amount: '150.00', pixKey: '12345678909' }],

@@ -46,7 +46,7 @@ describe('fee rules', () => {
   });
 });
 
-describe('sale machine (spec 3.1)', () => {
+describe('sale machine (docs/gateway.md 3.1)', () => {
   it('has no move out of a final status', () => {
     for (const final of ['CANCELADO', 'RECUSADO', 'ESTORNADO'] as const)
       expect(SALE_EDGES[final]).toEqual([]);

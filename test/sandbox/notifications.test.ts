@@ -1,6 +1,6 @@
 /**
- * Notifications on both channels (spec 6.1–6.5): when they are sent, their exact fields and
- * units per channel, and the postback signature over the raw bytes.
+ * Notifications on both channels (docs/gateway.md 6.1–6.5): when they are sent, their exact fields
+ * and units per channel, and the postback signature over the raw bytes.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -225,7 +225,7 @@ describe('transaction notifications', () => {
   });
 });
 
-describe('withdrawal notifications (spec 6.5)', () => {
+describe('withdrawal notifications (docs/gateway.md 6.5)', () => {
   async function requestCashout(): Promise<number> {
     const answer = await harness.call('POST', '/api/public/cashout', {
       body: { amount: 150.5, pixKey: 'maria@example.com', pixKeyType: 'EMAIL' },

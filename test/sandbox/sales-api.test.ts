@@ -1,5 +1,5 @@
 /**
- * POST /api/sales (spec 2.3, 4.4) and GET /api/transactions/{id} (spec 2.2, 4.3).
+ * POST /api/sales (docs/gateway.md 2.3, 4.4) and GET /api/transactions/{id} (2.2, 4.3).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crc16Ccitt } from '../../src/sandbox/domain/pix-br-code.js';

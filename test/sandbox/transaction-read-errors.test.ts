@@ -1,5 +1,5 @@
 /**
- * Every row of spec 7.2: GET /api/transactions/{id} answers shape B for every error.
+ * Every row of docs/gateway.md 7.2: GET /api/transactions/{id} answers shape B for every error.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saleBody, startHarness } from './support/harness.js';
@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 afterEach(() => harness.close());
 
-describe('GET /api/transactions/{id} errors (spec 7.2)', () => {
+describe('GET /api/transactions/{id} errors (docs/gateway.md 7.2)', () => {
   it.each(['abc', '1.5', '-1', '1e3', '%20'])(
     '400 shape B when the id %j is not a valid number',
     async (id) => {

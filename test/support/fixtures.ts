@@ -16,7 +16,7 @@ export interface SaleFixture {
   [field: string]: unknown;
 }
 
-/** A transaction notification in the postback format of spec 6.3 (externalTransactionId, no fee). */
+/** A postback as docs/gateway.md 6.3 describes it (externalTransactionId, no fee). */
 export function postbackBody(sale: SaleFixture): Record<string, unknown> {
   const { id, status, paymentMethod = 'PIX', amount = '15000', ...rest } = sale;
   return {

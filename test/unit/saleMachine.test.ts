@@ -10,7 +10,7 @@ import {
 } from '../../src/domain/saleMachine.js';
 import type { PaymentMethod, SaleDecision, SaleStatus } from '../../src/domain/saleMachine.js';
 
-// The oracle, written out from spec 3.1 independently of the module under test.
+// The oracle, written out from docs/gateway.md 3.1 independently of the module under test.
 const SPEC_EDGES: Record<SaleStatus, SaleStatus[]> = {
   PENDENTE: ['PAGO', 'CANCELADO', 'FALHA', 'EM_PROCESSAMENTO'],
   EM_PROCESSAMENTO: ['PAGO', 'RECUSADO', 'FALHA'],
@@ -31,13 +31,13 @@ const onCycle = (m: PaymentMethod, a: SaleStatus, b: SaleStatus) => {
   const pair = [a, b].sort().join('↔');
   return (pair === 'MED↔PAGO' && m === 'PIX') || (pair === 'CHARGEBACK↔PAGO' && isCard(m));
 };
-// Spec 6.2: these are never notified.
+// docs/gateway.md 6.2: these are never notified.
 const NOT_NOTIFIED: ReadonlySet<SaleStatus> = new Set(['PENDENTE', 'EM_PROCESSAMENTO']);
 
 const row = (status: SaleStatus, paymentMethod: PaymentMethod) => ({ status, paymentMethod });
 
 describe('sale machine data', () => {
-  it('has exactly the edges of spec 3.1', () => {
+  it('has exactly the edges of docs/gateway.md 3.1', () => {
     for (const s of SALE_STATUSES) expect([...SALE_EDGES[s]].sort()).toEqual(SPEC_EDGES[s].sort());
   });
 

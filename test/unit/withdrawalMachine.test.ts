@@ -19,7 +19,7 @@ const mirror = (status: WithdrawalStatus, gatewayUpdatedAt: Date | null = null) 
 const note = (status: WithdrawalStatus, updatedAt: Date | null = null) => ({ status, updatedAt });
 
 describe('withdrawal machine data', () => {
-  it('has the edges of DESIGN 4', () => {
+  it('has the edges of docs/gateway.md 3.2', () => {
     expect([...WITHDRAWAL_EDGES.PENDING].sort()).toEqual(['PROCESSING', ...FINALS].sort());
     expect([...WITHDRAWAL_EDGES.PROCESSING].sort()).toEqual([...FINALS].sort());
     for (const s of FINALS) expect(WITHDRAWAL_EDGES[s]).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * Sends notifications: one HTTP POST per attempt, a receipt is an HTTP 200 and nothing
- * else (spec 6), retries with exponential backoff (retryBaseMs × 2^(attempt−1)) up to
+ * else (docs/gateway.md 6), retries with exponential backoff (retryBaseMs × 2^(attempt−1)) up to
  * maxAttempts, and the transport faults (drop, duplicate, delay, reorder).
  *
  * `pending` counts every delivery not yet finished, whether queued, in flight, waiting

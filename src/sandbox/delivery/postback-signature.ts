@@ -1,5 +1,5 @@
 /**
- * Spec 6.4: X-Signature is the lowercase hex HMAC-SHA256 of the exact JSON bytes sent.
+ * docs/gateway.md 6.4: X-Signature is the lowercase hex HMAC-SHA256 of the exact JSON bytes sent.
  */
 import { createHmac } from 'node:crypto';
 

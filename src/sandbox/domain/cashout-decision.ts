@@ -1,6 +1,6 @@
 /**
  * Business checks of a cashout request after its body is valid, in the contract order of
- * DESIGN 8: limits first (spec 8), then balance.
+ * src/sandbox/README.md: limits first (docs/gateway.md 8), then balance.
  */
 import type { Cents } from '../../domain/money.js';
 

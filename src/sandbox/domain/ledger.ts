@@ -1,5 +1,5 @@
 /**
- * How status moves change the seller's balance (spec 3.1 "Other effects", DESIGN 8).
+ * How status moves change the seller's balance (docs/gateway.md 3.1; src/sandbox/README.md).
  *
  * - paid (from PENDENTE, EM_PROCESSAMENTO, FALHA): available += netAmount
  * - PAGO → MED or CHARGEBACK: netAmount moves from available to the reserve. The spec leaves

@@ -20,7 +20,7 @@ export const SALE_EDGES: Readonly<Record<SaleStatus, readonly SaleStatus[]>> = {
   ESTORNADO: [],
 };
 
-/** Statuses that only some payment methods can reach (spec 3.1 conditions and rule 1). */
+/** Statuses that only some payment methods can reach (docs/gateway.md 3.1). */
 const METHODS_ALLOWED_INTO: Partial<Record<SaleStatus, readonly PaymentMethod[]>> = {
   EM_PROCESSAMENTO: CARD_METHODS,
   RECUSADO: CARD_METHODS,

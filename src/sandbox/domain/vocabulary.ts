@@ -1,5 +1,5 @@
 /**
- * The gateway's enumerations (spec sections 2 and 3), as zod schemas so that request
+ * The gateway's enumerations (docs/gateway.md 2 and 3), as zod schemas so that request
  * validation and TypeScript types share one definition.
  */
 import { z } from 'zod';
@@ -28,7 +28,7 @@ export function isCardMethod(method: PaymentMethod): boolean {
 
 /**
  * Withdrawal statuses as the sandbox stores them. REJECTED is the notification name of a
- * bank refusal; the read form calls the same state FAILED (spec 2.1, DESIGN 8).
+ * bank refusal; the read form calls the same state FAILED (docs/gateway.md 2.1).
  */
 export const withdrawalStatusSchema = z.enum([
   'PENDING',
@@ -42,7 +42,7 @@ export type WithdrawalStatus = z.infer<typeof withdrawalStatusSchema>;
 export const pixKeyTypeSchema = z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM']);
 export type PixKeyType = z.infer<typeof pixKeyTypeSchema>;
 
-/** Shape A `errorType` values that the cashout endpoint answers (spec 2.4, 7.1). */
+/** Shape A `errorType` values that the cashout endpoint answers (docs/gateway.md 2.4, 7.1). */
 export const cashoutErrorTypeSchema = z.enum([
   'INSUFFICIENT_BALANCE',
   'API_WITHDRAWAL_DISABLED_GLOBALLY',
@@ -53,7 +53,7 @@ export const cashoutErrorTypeSchema = z.enum([
 ]);
 export type CashoutErrorType = z.infer<typeof cashoutErrorTypeSchema>;
 
-/** The 403 reasons a seller account can be configured with (spec 7.1). */
+/** The 403 reasons a seller account can be configured with (docs/gateway.md 7.1). */
 export const cashoutBlockSchema = z.enum([
   'API_WITHDRAWAL_DISABLED_GLOBALLY',
   'TRANSFER_NOT_ALLOWED',

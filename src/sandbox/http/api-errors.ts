@@ -1,5 +1,5 @@
 /**
- * The three error body shapes of spec 2.4.
+ * The three error body shapes of docs/gateway.md 2.4.
  *   A  { message, errorType }                     cashout business errors
  *   B  { message, error }                         400/401/500 on cashout; every transaction read error
  *   C  { success: false, error: { code, message } } authentication errors elsewhere

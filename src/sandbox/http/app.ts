@@ -1,5 +1,5 @@
 /**
- * The sandbox's Express application: the four public endpoints of spec 4 and the control
+ * The sandbox's Express application: the four public endpoints of docs/gateway.md 4 and the control
  * API under /_sandbox.
  */
 import express from 'express';

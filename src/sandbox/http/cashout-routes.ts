@@ -1,8 +1,8 @@
 /**
- * POST /api/public/cashout (spec 4.1, errors 7.1) and GET /api/public/cashout/{id} (4.2).
+ * POST /api/public/cashout (docs/gateway.md 4.1, errors 7.1), GET /api/public/cashout/{id} (4.2).
  *
  * Order of checks: keys (401 B) → account restriction (403 A) → body (400 B) → limits
- * (422 MINIMUM_VALUE / MAXIMUM_VALUE) → balance (422 INSUFFICIENT_BALANCE), as DESIGN 8
+ * (422 MINIMUM_VALUE / MAXIMUM_VALUE) → balance (422 INSUFFICIENT_BALANCE), as its README
  * fixes the last three. The restriction comes first because it does not depend on the body.
  */
 import express, { Router } from 'express';

@@ -1,6 +1,6 @@
 /**
  * Control API, records: move sales and withdrawals through their machines, create a sale
- * owned by another account, set the balance. No API keys (DESIGN 8).
+ * owned by another account, set the balance. No API keys (src/sandbox/README.md).
  */
 import { Router } from 'express';
 import type { Response } from 'express';

@@ -1,6 +1,6 @@
 /**
  * Control API, settings and introspection: notification targets, faults, account
- * restrictions, a state summary and the delivery log. No API keys (DESIGN 8).
+ * restrictions, a state summary and the delivery log. No API keys (src/sandbox/README.md).
  */
 import { Router } from 'express';
 import { z } from 'zod';

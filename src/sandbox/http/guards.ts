@@ -1,5 +1,5 @@
 /**
- * Middleware shared by the public endpoints: API key authentication (spec 5) and the
+ * Middleware shared by the public endpoints: API key authentication (docs/gateway.md 5) and the
  * internalError fault.
  */
 import type { RequestHandler, Response } from 'express';

@@ -1,5 +1,5 @@
 /**
- * POST /api/sales (spec 4.4) and GET /api/transactions/{id} (spec 4.3, errors 7.2).
+ * POST /api/sales (docs/gateway.md 4.4) and GET /api/transactions/{id} (4.3, errors 7.2).
  */
 import express, { Router } from 'express';
 import { z } from 'zod';

@@ -1,5 +1,6 @@
 /**
- * POST /api/sales response (spec 2.3): amount a string of centavos, shipping JSON-encoded.
+ * POST /api/sales response (docs/gateway.md 2.3): amount a string of centavos, shipping
+ * JSON-encoded.
  */
 import type { PaymentMethod, SaleStatus } from '../domain/vocabulary.js';
 import type { SaleRecord } from '../domain/records.js';

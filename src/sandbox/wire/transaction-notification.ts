@@ -1,7 +1,7 @@
 /**
- * Transaction notifications (spec 6.3). Both channels share the fields up to saleItems;
+ * Transaction notifications (docs/gateway.md 6.3). Both channels share the fields up to saleItems;
  * the permanent webhook adds fee, transactionId and type, the postback adds
- * externalTransactionId. Key order is the order of the spec's table.
+ * externalTransactionId. Key order is the order of that table.
  */
 import type { PaymentMethod, SaleStatus } from '../domain/vocabulary.js';
 import type { SaleRecord } from '../domain/records.js';

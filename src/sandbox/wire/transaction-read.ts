@@ -1,5 +1,5 @@
 /**
- * GET /api/transactions/{id} (spec 2.2): every sum a number of centavos.
+ * GET /api/transactions/{id} (docs/gateway.md 2.2): every sum a number of centavos.
  */
 import type { PaymentMethod, SaleStatus } from '../domain/vocabulary.js';
 import type { SaleRecord } from '../domain/records.js';

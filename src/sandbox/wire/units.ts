@@ -4,7 +4,7 @@
 import { centsFromCentsNumber, reaisStringFromCents } from '../../domain/money.js';
 import type { Cents } from '../../domain/money.js';
 
-/** 15000 → "15000": sale creation response and notification amounts (spec 1.6). */
+/** 15000 → "15000": sale creation response and notification amounts (docs/gateway.md 1.6). */
 export function centsString(cents: Cents): string {
   return String(centsFromCentsNumber(cents));
 }

@@ -1,6 +1,6 @@
 /**
- * Withdrawal wire forms: the cashout answer (spec 2.1 without updatedAt), the read form
- * (with updatedAt, REJECTED shown as FAILED) and the webhook (spec 6.5). Amounts are
+ * Withdrawal wire forms: the cashout answer (docs/gateway.md 2.1, without updatedAt), the read form
+ * (with updatedAt, REJECTED shown as FAILED) and the webhook (6.5). Amounts are
  * decimal strings of reais.
  */
 import { reaisStringFromCents } from '../../domain/money.js';

@@ -1,5 +1,5 @@
 /**
- * The spec's tables (docs: /work/shared/spec/gateway-api.md) written as strict zod schemas,
+ * The gateway's tables (docs/gateway.md) written as strict zod schemas,
  * independently of the sandbox's own types: a field the spec does not list fails, a
  * required field missing fails, a wrong unit (number vs string, centavos vs reais) fails.
  */
@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 const iso = z.iso.datetime({ offset: true });
 const integer = z.number().int();
-/** Centavos as a string (spec 1.6): digits only. */
+/** Centavos as a string (docs/gateway.md 1.6): digits only. */
 const centsString = z.string().regex(/^[0-9]+$/);
 /** Centavos as a number: a non-negative integer. */
 const centsNumber = z.number().int().nonnegative();
@@ -189,7 +189,7 @@ export const withdrawalNotificationSchema = z.strictObject({
   type: z.literal('WITHDRAWAL'),
 });
 
-/** Key order of the tables in spec 6.3, per channel. */
+/** Key order of the tables in docs/gateway.md 6.3, per channel. */
 const COMMON_KEYS = [
   'id',
   'userId',
