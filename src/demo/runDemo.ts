@@ -259,6 +259,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     };
     output(`${summaryLine(result)}\n`);
     output(`timings: ${timingsLine(result)}\n`);
+    output(nextSteps(settings.databaseUrl));
     return result;
   } finally {
     await cleanUp(
@@ -469,4 +470,18 @@ function seconds(ms: number): string {
 
 function pct(probability: number): string {
   return `${Math.round(probability * 100)} %`;
+}
+
+/** What to look at next: the mirror the demo left behind (its password, if any, left out). */
+function nextSteps(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.password = '';
+  const env = `DATABASE_URL=${url.toString()}`;
+  return (
+    `\nThe mirror stays in ${url.pathname.slice(1)}. Next:\n` +
+    `  ${env} bin/paymirror report disputes     every MED and chargeback, how each ended\n` +
+    `  ${env} bin/paymirror report daily        totals per day, method and status\n` +
+    `  ${env} bin/paymirror inbox list          the notifications as received\n` +
+    `  and to run it for real: README, "URLs to configure at the gateway" and "Configuration".\n`
+  );
 }

@@ -89,6 +89,7 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
     expect(result.before.mismatchingRecords).toBeGreaterThan(0);
     expect(report).toContain('BEFORE RECONCILIATION');
     expect(report).toContain('AFTER RECONCILIATION');
+    expect(report).toMatch(/bin\/paymirror report disputes/);
   });
 
   it('keeps every authentic dispute notification in history, and report disputes lists them', async () => {
