@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { createDatabase } from './client.js';
 
 /** The committed drizzle-kit migrations, found from this file in src/ and in dist/ alike. */
@@ -41,8 +41,11 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
 }
 
 /**
- * Applies the pending migrations under an advisory lock, so several processes starting at
- * once migrate one after the other. A failure is thrown, never logged and skipped.
+ * Applies the pending migrations in one transaction that first takes a transaction-level
+ * advisory lock, so several processes starting at once migrate one after the other, and a
+ * connection pooler in transaction mode (PgBouncer) keeps lock and migration on one server
+ * connection. The bookkeeping is drizzle's own (drizzle.__drizzle_migrations), so drizzle-kit
+ * and this agree on what is applied. A failure is thrown, never logged and skipped.
  */
 export async function runMigrations(url: string): Promise<void> {
   try {
@@ -50,14 +53,23 @@ export async function runMigrations(url: string): Promise<void> {
   } catch (error) {
     throw new MigrationError(`cannot create the database: ${describe(error)}`, { cause: error });
   }
+  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
   const database = createDatabase(url, { max: 1, connectTimeoutSeconds: 10 });
   try {
-    await database.sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    try {
-      await migrate(database.db, { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await database.sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
-    }
+    await database.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+      await tx`create schema if not exists drizzle`;
+      await tx`create table if not exists drizzle.__drizzle_migrations (
+                 id serial primary key, hash text not null, created_at bigint)`;
+      const [last] = await tx<{ created_at: string }[]>`
+        select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`;
+      for (const migration of migrations) {
+        if (last && Number(last.created_at) >= migration.folderMillis) continue;
+        for (const statement of migration.sql) await tx.unsafe(statement);
+        await tx`insert into drizzle.__drizzle_migrations (hash, created_at)
+                 values (${migration.hash}, ${migration.folderMillis})`;
+      }
+    });
   } catch (error) {
     throw new MigrationError(`migrations failed: ${describe(error)}`, { cause: error });
   } finally {

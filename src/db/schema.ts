@@ -352,3 +352,15 @@ export const cashoutAttempts = pgTable(
       .where(sql`${t.outcome} in ('pending', 'unknown')`),
   ],
 );
+
+/**
+ * Who runs a fleet-wide job now (the reconciliation pass): a lease that expires, renewed while
+ * the job runs. A row lock taken in one statement, so it works through a connection pooler in
+ * transaction mode, where a session advisory lock would be held by whichever client the
+ * pooler's server connection serves next.
+ */
+export const schedulerLeases = pgTable('scheduler_leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: tstz('expires_at').notNull(),
+});

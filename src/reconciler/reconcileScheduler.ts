@@ -21,7 +21,7 @@ export interface ReconcileScheduler {
 
 /**
  * A BullMQ job scheduler fires a pass every `intervalSeconds`; any number of scheduler
- * processes may register it (the upsert is idempotent) and the advisory lock lets one pass
+ * processes may register it (the upsert is idempotent) and the lease in scheduler_leases lets one pass
  * run at a time: a tick that finds the lock taken does nothing.
  */
 export async function startReconcileScheduler(

@@ -263,13 +263,20 @@ describe('reconciliation', () => {
       return 'first';
     });
     await waitFor(async () => {
-      const rows = await sql()`select 1 from pg_locks where locktype = 'advisory' and granted`;
+      const rows = await sql()`select 1 from scheduler_leases where name = 'reconcile'`;
       return rows.length > 0;
     });
     const second = await withPassLock(sql(), 0, async () => 'second');
     release();
     expect(second).toBeNull();
     expect(await first).toBe('first');
+    expect(await sql()`select count(*)::int as n from scheduler_leases`).toEqual([{ n: 0 }]);
+  });
+
+  it('a lease its holder stopped renewing (a killed process) is taken over once expired', async () => {
+    await sql()`insert into scheduler_leases (name, holder, expires_at)
+                values ('reconcile', 'killed-process', now() - interval '1 second')`;
+    expect(await withPassLock(sql(), 0, async () => 'taken over')).toBe('taken over');
   });
 
   it('an ambiguous postback (PAGO then MED) is read first: the dispute stays in history, the sale at the truth', async () => {
