@@ -73,19 +73,26 @@ function nextTerminationSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * Prints what paymirror made up so a newcomer can configure the gateway. A secret the operator
+ * configured is never printed: it is named, and the webhook URL shows the variable instead.
+ */
 function printDevelopmentBanner(config: Config, generated: GeneratedSecrets): void {
   const line = '!'.repeat(78);
+  const shown = (name: string, value: string | null) =>
+    `!!   ${name}=${value ?? '(configured, not shown)'}`;
+  const webhookToken = generated.webhookToken ?? '<one of your WEBHOOK_TOKENS>';
   process.stderr.write(
     [
       line,
-      '!! DEVELOPMENT MODE: no POSTBACK_SECRETS / WEBHOOK_TOKENS configured.',
-      '!! paymirror made up a pair for this run only. Never run like this in production',
+      '!! DEVELOPMENT MODE: paymirror made up what was not configured, for this run only.',
+      '!! Never run like this in production',
       '!! (with NODE_ENV=production paymirror refuses to start without them).',
-      `!!   POSTBACK_SECRETS=${generated.postbackSecret}`,
-      `!!   WEBHOOK_TOKENS=${generated.webhookToken}`,
+      shown('POSTBACK_SECRETS', generated.postbackSecret),
+      shown('WEBHOOK_TOKENS', generated.webhookToken),
       '!! URLs to configure at the gateway:',
       `!!   postbackUrl (per sale):     ${config.publicUrl}/postbacks`,
-      `!!   permanent webhook (panel):  ${config.publicUrl}/webhooks/${generated.webhookToken}`,
+      `!!   permanent webhook (panel):  ${config.publicUrl}/webhooks/${webhookToken}`,
       line,
       '',
     ].join('\n'),

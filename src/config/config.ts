@@ -39,7 +39,11 @@ const httpUrl = z
   .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http(s):// URL');
 
 export const envSchema = z.object({
-  NODE_ENV: z.string().optional().default('development'),
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'], {
+      error: 'must be development, test or production',
+    })
+    .default('development'),
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/paymirror'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   PORT: int(0, 65535).default(3000),
@@ -100,6 +104,8 @@ export const envSchema = z.object({
   AUTH_FAILURES_MAX: int(0, 1_000_000).default(20),
   AUTH_FAILURES_WINDOW_SECONDS: int(1, 86_400).default(60),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN needs at least 16 characters').optional(),
+  ADMIN_WRITE: bool.default(false),
+  UNCONFIRMED_WEBHOOKS: z.enum(['apply', 'hold'], { error: 'must be apply or hold' }).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -141,6 +147,14 @@ export interface Config {
   readonly authFailures: { readonly maxFailures: number; readonly windowMs: number } | null;
   /** Enables bull-board at /admin/queues, behind this bearer token. */
   readonly adminToken: string | null;
+  /** bull-board's retry, clean and remove actions; off by default (the board is read-only). */
+  readonly adminWrite: boolean;
+  /**
+   * Without gateway keys a webhook cannot be confirmed: 'apply' writes it as received
+   * (development), 'hold' stores it and keeps it out of the mirror; null: not set (apply,
+   * and `start` refuses production). With keys, unused: every webhook is confirmed.
+   */
+  readonly unconfirmedWebhooks: 'apply' | 'hold' | null;
   readonly logLevel: Env['LOG_LEVEL'];
   readonly queuePrefix: string;
   readonly bodyLimitBytes: number;
@@ -226,6 +240,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
     adminToken: e.ADMIN_TOKEN ?? null,
+    adminWrite: e.ADMIN_WRITE,
+    unconfirmedWebhooks: e.UNCONFIRMED_WEBHOOKS ?? null,
     spool: { dir: e.SPOOL_DIR, maxBytes: e.SPOOL_MAX_MB * 1024 * 1024 },
     http: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS },
     authFailures:

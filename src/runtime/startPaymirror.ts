@@ -81,6 +81,7 @@ export async function startPaymirror(
     ? {
         db: database.db,
         gateway,
+        holdUnconfirmable: config.unconfirmedWebhooks === 'hold',
         policy: config.watchPolicy,
         connection: workerRedis,
         prefix: config.queuePrefix,

@@ -17,6 +17,8 @@ import type { LaneResult } from './workerOutcome.js';
 export interface LaneWorkerDeps {
   readonly db: Db;
   readonly gateway: GatewayClient | null;
+  /** Without gateway keys, keep webhooks out of the mirror (UNCONFIRMED_WEBHOOKS=hold). */
+  readonly holdUnconfirmable: boolean;
   readonly policy: WatchPolicy;
   readonly connection: ConnectionOptions;
   readonly prefix: string;

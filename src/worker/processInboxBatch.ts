@@ -22,7 +22,7 @@ import {
 } from './gatewayReads.js';
 import { lockInboxRows, peekPendingRows, type InboxRow } from './inboxRows.js';
 import { releaseDedupeKeys, type HeldKey } from './releaseDedupeKeys.js';
-import { planRow, readNeeded, type RowPlan } from './rowInputs.js';
+import { planRow, readNeeded, type RowPlan, type RowPlanOptions } from './rowInputs.js';
 import {
   doneResult,
   finishedRow,
@@ -36,6 +36,8 @@ export interface ProcessDeps {
   readonly db: Db;
   /** Null without gateway keys: notifications are applied as received. */
   readonly gateway: GatewayClient | null;
+  /** Without gateway keys, keep webhooks out of the mirror (UNCONFIRMED_WEBHOOKS=hold). */
+  readonly holdUnconfirmable?: boolean;
   readonly policy: WatchPolicy;
   readonly now?: () => Date;
   /** Reads shared between this process's batches (the confirmation lane's). */
@@ -76,7 +78,16 @@ export async function processInboxBatch(
       : new Map();
   return retryingInsertRaces(() =>
     deps.db.transaction((tx) =>
-      applyRows(tx, ids, reads, deps.gateway !== null, { now: now(), policy: deps.policy }),
+      applyRows(
+        tx,
+        ids,
+        reads,
+        {
+          gatewayConfigured: deps.gateway !== null,
+          holdUnconfirmable: deps.holdUnconfirmable ?? false,
+        },
+        { now: now(), policy: deps.policy },
+      ),
     ),
   );
 }
@@ -120,7 +131,7 @@ async function applyRows(
   tx: Tx,
   ids: readonly number[],
   reads: ReadonlyMap<string, GatewayRead>,
-  gatewayConfigured: boolean,
+  lanes: Omit<RowPlanOptions, 'reads'>,
   watch: Watch,
 ): Promise<Map<number, BatchItemResult>> {
   const results = new Map<number, BatchItemResult>(ids.map((id) => [id, { kind: 'missing' }]));
@@ -133,7 +144,7 @@ async function applyRows(
       results.set(row.id, { kind: 'skipped', state: row.state });
       continue;
     }
-    const plan = planRow(row, { gatewayConfigured, reads });
+    const plan = planRow(row, { ...lanes, reads });
     switch (plan.kind) {
       case 'quarantined':
         finished.push({
@@ -163,6 +174,18 @@ async function applyRows(
         };
         finished.push(finishedRow(row.id, applied));
         released.push(heldKey(row));
+        if (row.parsed.ok)
+          results.set(row.id, doneResult(row.parsed.notice, applied, false, row.receivedAt));
+        break;
+      }
+      case 'held': {
+        const applied: Applied = {
+          outcome: 'held',
+          confirmed: false,
+          needsReconcile: false,
+          detail: 'no gateway keys to confirm it; UNCONFIRMED_WEBHOOKS=hold',
+        };
+        finished.push(finishedRow(row.id, applied));
         if (row.parsed.ok)
           results.set(row.id, doneResult(row.parsed.notice, applied, false, row.receivedAt));
         break;

@@ -33,6 +33,8 @@ export type RowPlan =
   | { readonly kind: 'failed'; readonly error: unknown }
   /** The gateway does not know the record, or it is not ours: nothing changes. */
   | { readonly kind: 'forged'; readonly detail: string }
+  /** An unconfirmable webhook kept out of the mirror (UNCONFIRMED_WEBHOOKS=hold). */
+  | { readonly kind: 'held' }
   | {
       readonly kind: 'apply';
       readonly notice: Notice;
@@ -43,6 +45,8 @@ export type RowPlan =
 
 export interface RowPlanOptions {
   readonly gatewayConfigured: boolean;
+  /** Without gateway keys: store webhooks without applying them. */
+  readonly holdUnconfirmable: boolean;
   /** The reads done for this batch, by recordKey. */
   readonly reads: ReadonlyMap<string, GatewayRead>;
 }
@@ -66,6 +70,7 @@ export function planRow(row: InboxRow, options: RowPlanOptions): RowPlan {
   }
 
   if (!options.gatewayConfigured) {
+    if (options.holdUnconfirmable) return { kind: 'held' };
     const unverified: NoticeInput = { ...base, provenance: 'unverified', ambiguity: 'reconcile' };
     return { kind: 'apply', notice, contradicted: false, inputs: [unverified] };
   }

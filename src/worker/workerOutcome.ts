@@ -13,7 +13,9 @@ export type WorkerOutcome =
   /** The gateway does not know the record, or it is not ours. */
   | 'forged'
   /** A webhook whose status the gateway's read did not confirm: it wrote nothing. */
-  | 'unconfirmed';
+  | 'unconfirmed'
+  /** A webhook stored but kept out of the mirror: no keys to confirm it (UNCONFIRMED_WEBHOOKS=hold). */
+  | 'held';
 
 export type ProcessResult =
   | {

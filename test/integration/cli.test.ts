@@ -145,6 +145,51 @@ describe('start', () => {
     }
   });
 
+  it.each([
+    ['POSTBACK_SECRETS', POSTBACK_SECRET, 'WEBHOOK_TOKENS'],
+    ['WEBHOOK_TOKENS', WEBHOOK_TOKEN, 'POSTBACK_SECRETS'],
+  ])(
+    'with only %s configured, the banner makes up the other and never prints the configured one',
+    async (name, value, missing) => {
+      const run = runCli(['start', '--role', 'ingress'], baseEnv({ [name]: value }));
+      try {
+        await run.waitForOutput(new RegExp(`${missing}=[A-Za-z0-9_-]{32}`));
+        await listeningUrl(run);
+        expect(run.output()).toContain(`${name}=(configured, not shown)`);
+        expect(run.output()).not.toContain(value);
+      } finally {
+        expect((await stop(run)).code).toBe(0);
+      }
+    },
+  );
+
+  it('refuses an unknown NODE_ENV instead of running as development', async () => {
+    const run = runCli(['start'], baseEnv({ NODE_ENV: 'prod' }));
+    expect((await run.exited).code).not.toBe(0);
+    expect(run.output()).toMatch(/NODE_ENV: must be development, test or production/);
+  });
+
+  it('refuses production without gateway keys unless UNCONFIRMED_WEBHOOKS=hold', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      POSTBACK_SECRETS: POSTBACK_SECRET,
+      WEBHOOK_TOKENS: WEBHOOK_TOKEN,
+      SELLER_USER_ID: '4242',
+    };
+    const refused = runCli(['start', '--role', 'ingress'], baseEnv(production));
+    expect((await refused.exited).code).not.toBe(0);
+    expect(refused.output()).toMatch(/GATEWAY_BASE_URL.*required when NODE_ENV=production/);
+    const holding = runCli(
+      ['start', '--role', 'ingress'],
+      baseEnv({ ...production, UNCONFIRMED_WEBHOOKS: 'hold' }),
+    );
+    try {
+      await listeningUrl(holding);
+    } finally {
+      expect((await stop(holding)).code).toBe(0);
+    }
+  });
+
   it('never writes a configured secret, key, signature or token to its output', async () => {
     const secrets = {
       POSTBACK_SECRETS: `${POSTBACK_SECRET},rotated-secret-${randomBytes(8).toString('hex')}`,

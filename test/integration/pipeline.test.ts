@@ -298,3 +298,31 @@ describe('failures', () => {
     }
   });
 });
+
+describe('UNCONFIRMED_WEBHOOKS=hold, without gateway keys', () => {
+  it('stores a webhook and keeps it out of the mirror; signed postbacks still apply', async () => {
+    const holdQueue = createTestQueuePrefix();
+    const holding = await startTestPaymirror({
+      db,
+      queue: holdQueue,
+      env: { UNCONFIRMED_WEBHOOKS: 'hold' },
+    });
+    try {
+      const hook = await holding.webhook(webhookSaleBody({ id: 5901, status: 'PAGO' }));
+      expect(hook.status).toBe(200);
+      expect(await processed(hook.body.id as number)).toEqual({
+        state: 'processed',
+        outcome: 'held',
+      });
+      expect(await saleStatus(5901)).toBeUndefined();
+      expect(await history('sale', 5901)).toEqual([]);
+
+      const post = await holding.postback(postbackBody({ id: 5901, status: 'PAGO' }));
+      expect(await processed(post.body.id as number)).toMatchObject({ outcome: 'applied' });
+      expect(await saleStatus(5901)).toBe('PAGO');
+    } finally {
+      await holding.close();
+      await holdQueue.drop();
+    }
+  });
+});

@@ -79,13 +79,70 @@ describe('ensureNotificationSecrets', () => {
     );
   });
 
+  const productionSecrets = {
+    NODE_ENV: 'production',
+    POSTBACK_SECRETS: 'a-postback-secret-0123',
+    WEBHOOK_TOKENS: 'a-webhook-token-0123',
+    SELLER_USER_ID: '7',
+  };
+  const gatewayKeys = {
+    GATEWAY_BASE_URL: 'https://api.gateway.example',
+    GATEWAY_PUBLIC_KEY: 'pk_live',
+    GATEWAY_PRIVATE_KEY: 'sk_live',
+  };
+
   it('keeps configured secrets untouched', () => {
-    const configured = parseConfig({
-      NODE_ENV: 'production',
-      POSTBACK_SECRETS: 'a-postback-secret-0123',
-      WEBHOOK_TOKENS: 'a-webhook-token-0123',
-      SELLER_USER_ID: '7',
-    });
+    const configured = parseConfig({ ...productionSecrets, ...gatewayKeys });
     expect(ensureNotificationSecrets(configured)).toEqual({ config: configured, generated: null });
+  });
+
+  it('refuses production without gateway keys: unsigned webhooks could not be confirmed', () => {
+    expect(() => ensureNotificationSecrets(parseConfig(productionSecrets))).toThrow(
+      /GATEWAY_PRIVATE_KEY: required when NODE_ENV=production[\s\S]*UNCONFIRMED_WEBHOOKS=hold/,
+    );
+    const holding = parseConfig({ ...productionSecrets, UNCONFIRMED_WEBHOOKS: 'hold' });
+    expect(ensureNotificationSecrets(holding).config.unconfirmedWebhooks).toBe('hold');
+    expect(() =>
+      ensureNotificationSecrets(
+        parseConfig({ ...productionSecrets, UNCONFIRMED_WEBHOOKS: 'apply' }),
+      ),
+    ).toThrow(/UNCONFIRMED_WEBHOOKS=hold/);
+  });
+
+  it('makes up only what is missing, and never hands back a configured secret as generated', () => {
+    const { config, generated } = ensureNotificationSecrets(
+      parseConfig({ POSTBACK_SECRETS: 'a-postback-secret-0123' }),
+    );
+    expect(generated?.postbackSecret).toBeNull();
+    expect(generated?.webhookToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(config.postbackSecrets).toEqual(['a-postback-secret-0123']);
+    expect(config.webhookTokens).toEqual([generated?.webhookToken]);
+  });
+});
+
+describe('NODE_ENV', () => {
+  it.each(['development', 'test', 'production'])('accepts %s', (value) => {
+    expect(parseConfig({ NODE_ENV: value }).production).toBe(value === 'production');
+  });
+
+  it.each(['prod', 'Production', 'staging'])(
+    'refuses %s instead of meaning development',
+    (value) => {
+      expect(() => parseConfig({ NODE_ENV: value })).toThrow(
+        /NODE_ENV: must be development, test or production/,
+      );
+    },
+  );
+});
+
+describe('admin board and unconfirmed webhooks', () => {
+  it('the board is read-only unless ADMIN_WRITE says otherwise', () => {
+    expect(parseConfig({}).adminWrite).toBe(false);
+    expect(parseConfig({ ADMIN_WRITE: 'true' }).adminWrite).toBe(true);
+  });
+
+  it('UNCONFIRMED_WEBHOOKS is apply or hold', () => {
+    expect(parseConfig({}).unconfirmedWebhooks).toBeNull();
+    expect(() => parseConfig({ UNCONFIRMED_WEBHOOKS: 'drop' })).toThrow(/must be apply or hold/);
   });
 });
