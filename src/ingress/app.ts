@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
-import { mountAdminBoard } from './adminBoard.js';
+import { mountAdminBoard, type AdminBoardOptions } from './adminBoard.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { IngestDeps } from './ingest.js';
 import {
@@ -24,7 +24,7 @@ export interface HttpAppDeps {
   /** Only the ingress role serves the notification routes. */
   readonly ingest: IngestDeps | null;
   /** bull-board at /admin/queues, when ADMIN_TOKEN is set. */
-  readonly admin: { readonly token: string; readonly queues: readonly Queue[] } | null;
+  readonly admin: AdminBoardOptions | null;
 }
 
 /**
@@ -87,7 +87,7 @@ export function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | nu
       },
     );
   });
-  if (deps.admin) mountAdminBoard(app, deps.admin.token, deps.admin.queues);
+  if (deps.admin) mountAdminBoard(app, deps.admin);
   app.use((_req, res) => send(res, NOT_FOUND));
   // Errors Express meets before any handler runs: in practice a path parameter it cannot
   // percent-decode (`/webhooks/<token>%zz`). Such a token equals no configured one: the same 404

@@ -218,6 +218,8 @@ export async function startPaymirror(
       ? {
           token: config.adminToken,
           queues: [...laneQueueList(lanes), ...(transitions ? [transitions] : [])],
+          write: config.adminWrite,
+          trustedProxies: config.trustedProxyCount,
         }
       : null,
     readiness: {

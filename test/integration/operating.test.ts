@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminBoard.js';
 import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign } from '../support/fixtures.js';
 import { runCli } from '../support/cli.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
@@ -222,6 +223,66 @@ describe('admin UI', () => {
     });
     expect(api.status).toBe(200);
     expect(JSON.stringify(await api.json())).toContain('notifications');
+  });
+
+  const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+  it('is read-only by default and never framed', async () => {
+    const board = await fetch(`${app.url}/admin/queues`, { headers: asAdmin });
+    expect(board.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(board.headers.get('x-frame-options')).toBe('DENY');
+    for (const action of ['pause', 'empty', 'obliterate', 'clean/completed', 'retry/failed']) {
+      const answer = await fetch(`${app.url}/admin/queues/api/queues/notifications/${action}`, {
+        method: 'PUT',
+        headers: asAdmin,
+      });
+      expect(answer.status, action).toBe(405);
+    }
+    const queues = await fetch(`${app.url}/admin/queues/api/queues`, { headers: asAdmin });
+    const body = (await queues.json()) as { queues: { name: string; isPaused: boolean }[] };
+    expect(body.queues.find((q) => q.name === 'notifications')?.isPaused).toBe(false);
+  });
+
+  it('ADMIN_WRITE=true enables write actions', async () => {
+    const writeQueue = createTestQueuePrefix();
+    const writable = await startTestPaymirror({
+      db,
+      queue: writeQueue,
+      roles: 'ingress',
+      env: { ADMIN_TOKEN, ADMIN_WRITE: 'true' },
+    });
+    try {
+      const pause = await fetch(`${writable.url}/admin/queues/api/queues/notifications/pause`, {
+        method: 'PUT',
+        headers: asAdmin,
+      });
+      expect(pause.status).toBe(200);
+    } finally {
+      await writable.close();
+      await writeQueue.drop();
+    }
+  });
+
+  it('refuses a source that keeps presenting wrong tokens, even with the right one', async () => {
+    const guessQueue = createTestQueuePrefix();
+    const guessed = await startTestPaymirror({
+      db,
+      queue: guessQueue,
+      roles: 'ingress',
+      env: { ADMIN_TOKEN },
+    });
+    try {
+      const wrong = { authorization: 'Bearer wrong-token-wrong-token' };
+      for (let i = 0; i < ADMIN_FAILURES_MAX; i++) {
+        expect((await fetch(`${guessed.url}/admin/queues`, { headers: wrong })).status).toBe(401);
+      }
+      const refused = await fetch(`${guessed.url}/admin/queues`, { headers: asAdmin });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await guessed.close();
+      await guessQueue.drop();
+    }
   });
 
   it('is not mounted without ADMIN_TOKEN', async () => {
