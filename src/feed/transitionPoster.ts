@@ -1,12 +1,18 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { TRANSITIONS_QUEUE, transitionJobId, type TransitionJob } from '../queue/catalog.js';
+import { verifyTransition } from './verifyTransition.js';
 
 export interface TransitionPosterOptions {
   readonly url: string;
   readonly connection: ConnectionOptions;
   readonly prefix: string;
   readonly logger: Logger;
+  /** Every job is checked against status_history before it is posted. */
+  readonly sql: Sql;
+  /** A job that matched no published history row was dropped (an injected job). */
+  readonly onDropped: () => void;
   readonly timeoutMs?: number;
   readonly maxDelayMs?: number;
 }
@@ -23,21 +29,28 @@ export function startTransitionPoster(options: TransitionPosterOptions): {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const closing = new AbortController();
-  const worker = new Worker<TransitionJob>(
+  const worker = new Worker<unknown>(
     TRANSITIONS_QUEUE,
-    async (job: Job<TransitionJob>) => {
+    async (job: Job<unknown>) => {
+      const verified = await verifyTransition(options.sql, job.data);
+      if (!verified.ok) {
+        options.onDropped();
+        options.logger.warn({ jobId: job.id, reason: verified.reason }, 'transition job dropped');
+        return;
+      }
+      const transition = verified.transition;
       for (let attempt = 0; ; attempt += 1) {
-        const failure = await post(options.url, job.data, timeoutMs);
+        const failure = await post(options.url, transition, timeoutMs);
         if (failure === null) return;
         if (closing.signal.aborted) {
           // Left for the next start: the job is retried, the receiver dedupes.
           throw new Error(
-            `transition ${job.data.historyId} not delivered before shutdown: ${failure}`,
+            `transition ${transition.historyId} not delivered before shutdown: ${failure}`,
           );
         }
         const delay = Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 12));
         options.logger.warn(
-          { historyId: job.data.historyId, attempt: attempt + 1, failure, retryInMs: delay },
+          { historyId: transition.historyId, attempt: attempt + 1, failure, retryInMs: delay },
           'transition POST failed; retrying',
         );
         await sleep(delay, closing.signal);

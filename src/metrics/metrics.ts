@@ -33,6 +33,7 @@ export interface Metrics {
   readonly crossChannelDisagreements: Counter;
   readonly workerFailures: Counter<'final'>;
   readonly spooled: Counter;
+  readonly transitionsDropped: Counter;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
   /** Connects the scrape-time gauges to this process's Postgres and queue. */
@@ -201,6 +202,11 @@ export function createMetrics(
       name: 'paymirror_worker_failures_total',
       help: 'Failed attempts to apply a notification; final="true" when the row was marked failed',
       labelNames: ['final'],
+      registers,
+    }),
+    transitionsDropped: new Counter({
+      name: 'paymirror_transitions_dropped_total',
+      help: 'Jobs on the transitions queue that matched no published status_history row (injected): not posted',
       registers,
     }),
     spooled: new Counter({

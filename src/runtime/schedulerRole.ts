@@ -78,6 +78,8 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
         connection: deps.redis,
         prefix: config.queuePrefix,
         logger,
+        sql: database.sql,
+        onDropped: () => metrics.transitionsDropped.inc(),
       });
       stops.push(() => poster.close());
     }

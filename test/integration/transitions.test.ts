@@ -145,3 +145,39 @@ describe('transition feed', () => {
     expect(received.length).toBe(before);
   });
 });
+
+describe('an injected transitions job', () => {
+  it('is checked against status_history, dropped and counted, never posted', async () => {
+    const [real] = await db.database.sql<{ id: string }[]>`
+      select id from status_history where published_at is not null order by id limit 1`;
+    const genuine = received.find((r) => r.transition.historyId === Number(real?.id));
+    expect(genuine).toBeDefined();
+    const before = received.length;
+    const injector = new Queue(TRANSITIONS_QUEUE, {
+      connection: { url: queue.redisUrl },
+      prefix: queue.prefix,
+    });
+    try {
+      const forged: [string, unknown][] = [
+        ['injected-unknown', { ...genuine?.transition, historyId: 99_999_999 }],
+        ['injected-altered', { ...genuine?.transition, toStatus: 'ESTORNADO' }],
+        ['injected-garbage', { hello: 'world' }],
+      ];
+      for (const [jobId, data] of forged) await injector.add('transition', data, { jobId });
+      await waitFor(
+        async () => {
+          const states = await Promise.all(
+            forged.map(async ([jobId]) => (await injector.getJob(jobId))?.getState()),
+          );
+          return states.every((state) => state === 'completed') ? true : undefined;
+        },
+        { what: 'the injected jobs to be consumed' },
+      );
+    } finally {
+      await injector.close();
+    }
+    expect(received.length).toBe(before);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/^paymirror_transitions_dropped_total 3$/m);
+  });
+});
