@@ -8,6 +8,7 @@ import type { Delivery } from '../inbox/delivery.js';
 import { createBatchedStore } from '../inbox/batchedStore.js';
 import { isStorageOutage } from '../inbox/outage.js';
 import { createSpool } from '../inbox/spool.js';
+import { spoolMacFor } from '../inbox/spoolMac.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
 import { runPeriodically } from '../scheduler/periodic.js';
@@ -129,7 +130,15 @@ export async function startPaymirror(
       : null;
 
   const spool = roles.has('ingress')
-    ? await createSpool(config.spool.dir, config.spool.maxBytes)
+    ? await createSpool(config.spool.dir, {
+        maxBytes: config.spool.maxBytes,
+        mac: spoolMacFor(config.postbackSecrets, config.webhookTokens),
+        onUnverified: (lines, file) =>
+          logger.error(
+            { lines, file },
+            'spooled lines whose HMAC does not verify were set aside, not replayed',
+          ),
+      })
     : null;
   // A store that hangs (Postgres restarting under us) counts as an outage: the delivery goes to
   // the spool; if the INSERT lands after all, the spool's copy becomes a duplicate.
