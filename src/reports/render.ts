@@ -61,8 +61,16 @@ export function renderCsv(columns: readonly Column[], rows: readonly ReportRow[]
 
 function csvField(cell: Cell): string {
   if (cell === null) return '';
-  const text = String(cell);
+  const text = typeof cell === 'string' ? neutralised(cell) : String(cell);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Text such as a buyer's name comes from outside: a spreadsheet would run `=HYPERLINK(...)` as
+ * a formula (OWASP "CSV injection"). A leading apostrophe makes it text; numbers are left alone.
+ */
+function neutralised(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
 /** An array of objects keyed like the view; centavos as JSON numbers. */

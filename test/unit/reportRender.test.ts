@@ -107,6 +107,24 @@ describe('renderCsv', () => {
     );
     expect(renderCsv(COLUMNS, [])).toBe('day,status,sale_count,gross_cents\n');
   });
+
+  it.each([
+    [
+      '=HYPERLINK("http://evil.example","click")',
+      `"'=HYPERLINK(""http://evil.example"",""click"")"`,
+    ],
+    ['+55 11 9999', "'+55 11 9999"],
+    ['-2+3', "'-2+3"],
+    ['@SUM(A1:A9)', "'@SUM(A1:A9)"],
+    ['\tcmd', "'\tcmd"],
+    ['\rcmd', `"'\rcmd"`],
+    ['Ana = Maria', 'Ana = Maria'],
+  ])('neutralises a text cell that a spreadsheet would run as a formula: %j', (text, written) => {
+    const csv = renderCsv(COLUMNS, [
+      { day: null, status: text, sale_count: -3, gross_cents: -150 },
+    ]);
+    expect(csv.split('\n').slice(1).join('\n')).toBe(`,${written},-3,-150\n`);
+  });
 });
 
 describe('renderJson', () => {
