@@ -233,12 +233,19 @@ export async function startPaymirror(
       : null,
     readiness: {
       async check() {
+        // The answer is public: it names what is down, and the driver's words go to the log.
+        const down = (dependency: string, error: unknown) => {
+          logger.warn({ err: error, dependency }, 'readiness: dependency down');
+          return 'down';
+        };
         const [postgres, redis] = await Promise.all([
           withTimeout(database.sql`select 1`, 2000).then(
             () => null,
-            (error: unknown) => (error instanceof Error ? error.message : String(error)),
+            (error: unknown) => down('postgres', error),
           ),
-          pingRedis(producerRedis, 2000),
+          pingRedis(producerRedis, 2000).then((problem) =>
+            problem === null ? null : down('redis', problem),
+          ),
         ]);
         const spooled = spool ? await spool.pending().catch(() => 0) : 0;
         return {

@@ -302,10 +302,15 @@ describe('storage down', () => {
       }
       const ready = await fetch(`${down.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({
+      const readiness = (await ready.json()) as Record<string, string>;
+      expect(readiness).toMatchObject({
+        status: 'not ready',
+        postgres: 'down',
         redis: 'ok',
         spool: expect.stringMatching(/3 deliveries spooled/),
       });
+      // Nothing of the driver's own words (addresses, error codes) in a public answer.
+      expect(JSON.stringify(readiness)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect|:1\b/i);
       expect(await (await fetch(`${down.url}/metrics`)).text()).toMatch(
         /paymirror_spooled_deliveries_total 3/,
       );
