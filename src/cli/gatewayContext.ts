@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
-import { runMigrations } from '../db/migrate.js';
+import { checkSchemaVersion } from '../db/schemaVersion.js';
 import type { GatewayClient } from '../gateway/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { Redis } from 'ioredis';
@@ -42,9 +42,9 @@ export async function withGatewayContext<T>(
     );
   }
   try {
-    await runMigrations(config.databaseUrl);
     const database = createDatabase(config.databaseUrl, { max: 2 });
     try {
+      await checkSchemaVersion(database.sql);
       return await fn({ config, database, gateway, logger });
     } finally {
       await database.close();

@@ -38,17 +38,18 @@ export function registerReportCommand(program: Command): void {
       if (!range.success) command.error(`error: ${range.error.issues[0]?.message ?? 'bad range'}`);
       let output: string;
       try {
-        const [{ createDatabase }, { runMigrations }, { REPORTS, renderReport, runReport }] =
+        const [{ createDatabase }, { checkSchemaVersion }, { REPORTS, renderReport, runReport }] =
           await Promise.all([
             import('../db/client.js'),
-            import('../db/migrate.js'),
+            import('../db/schemaVersion.js'),
             import('../reports/index.js'),
           ]);
         const report = REPORTS[name];
         const config = loadConfig();
-        await runMigrations(config.databaseUrl);
-        const database = createDatabase(config.databaseUrl, { max: 1 });
+        // Finance reads may go to a replica: they never write, and never migrate.
+        const database = createDatabase(config.reportsDatabaseUrl, { max: 1 });
         try {
+          await checkSchemaVersion(database.sql);
           const rows = await runReport(database.sql, report, range.data);
           output = renderReport(options.format, report.columns, rows);
         } finally {

@@ -1,18 +1,18 @@
 import { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
-import { runMigrations } from '../db/migrate.js';
+import { checkSchemaVersion } from '../db/schemaVersion.js';
 import { createNotificationQueue, type NotificationQueue } from '../queue/catalog.js';
 import { loadConfig } from './environment.js';
 
-/** Opens the database for a command (migrating first), runs `fn`, always closes it. */
+/** Opens the database for a command (its schema checked, never migrated), runs `fn`, closes it. */
 export async function withDatabase<T>(
   fn: (context: { config: Config; database: Database }) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig();
-  await runMigrations(config.databaseUrl);
   const database = createDatabase(config.databaseUrl, { max: 2 });
   try {
+    await checkSchemaVersion(database.sql);
     return await fn({ config, database });
   } finally {
     await database.close();

@@ -45,6 +45,7 @@ export const envSchema = z.object({
     })
     .default('development'),
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/paymirror'),
+  REPORTS_DATABASE_URL: postgresUrl.optional(),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -113,6 +114,8 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   readonly production: boolean;
   readonly databaseUrl: string;
+  /** Where `report` reads (a replica); DATABASE_URL when not set. */
+  readonly reportsDatabaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
   readonly host: string;
@@ -213,6 +216,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     production: e.NODE_ENV === 'production',
     databaseUrl: e.DATABASE_URL,
+    reportsDatabaseUrl: e.REPORTS_DATABASE_URL ?? e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     port: e.PORT,
     host: e.HOST,

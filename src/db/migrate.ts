@@ -21,6 +21,9 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
   if (!name) throw new MigrationError(`DATABASE_URL names no database: ${redactUrl(url)}`);
+  // Most runs find it: ask the database itself first, so a pooler that only knows paymirror's
+  // database (PgBouncer without a `*` entry) never has to reach `postgres`.
+  if (await databaseAnswers(url)) return false;
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const sql = postgres(admin.toString(), { max: 1, connect_timeout: 10, onnotice: () => {} });
@@ -39,6 +42,21 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
     await sql.end({ timeout: 5 });
   }
 }
+
+async function databaseAnswers(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === UNDEFINED_DATABASE) return false;
+    throw error;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+const UNDEFINED_DATABASE = '3D000';
 
 /**
  * Applies the pending migrations in one transaction that first takes a transaction-level

@@ -309,3 +309,70 @@ describe('start', () => {
     }
   });
 });
+
+describe('only migrate and start change the schema', () => {
+  async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+    const name = `pm_test_cli_${randomBytes(4).toString('hex')}`;
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = '/postgres';
+    const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      async drop() {
+        await admin.unsafe(`drop database if exists "${name}" with (force)`);
+        await admin.end();
+      },
+    };
+  }
+
+  it('report and inbox list on an unmigrated database say to migrate, and create nothing', async () => {
+    const empty = await emptyDatabase();
+    try {
+      for (const args of [
+        ['report', 'daily'],
+        ['inbox', 'list'],
+      ]) {
+        const run = runCli(args, baseEnv({ DATABASE_URL: empty.url }));
+        expect((await run.exited).code, args.join(' ')).toBe(1);
+        expect(run.output()).toMatch(/no paymirror schema yet: run `paymirror migrate` first/);
+      }
+      const check = postgres(empty.url, { max: 1, onnotice: () => {} });
+      const schemas = await check`select schema_name from information_schema.schemata
+                                   where schema_name = 'drizzle'`;
+      const tables = await check`select table_name from information_schema.tables
+                                  where table_schema = 'public'`;
+      await check.end();
+      expect(schemas).toEqual([]);
+      expect(tables).toEqual([]);
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it('a database migrated by a newer paymirror is refused, not written to', async () => {
+    await db.database.sql`insert into drizzle.__drizzle_migrations (hash, created_at)
+                          values ('from-the-future', ${String(Date.UTC(2099, 0, 1))})`;
+    try {
+      const run = runCli(['report', 'daily'], baseEnv());
+      expect((await run.exited).code).toBe(1);
+      expect(run.output()).toMatch(/migrated by a newer paymirror/);
+    } finally {
+      await db.database
+        .sql`delete from drizzle.__drizzle_migrations where hash = 'from-the-future'`;
+    }
+  });
+
+  it('report reads REPORTS_DATABASE_URL (a replica) when it is set', async () => {
+    const run = runCli(
+      ['report', 'daily', '--format', 'json'],
+      baseEnv({
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/primary-is-down',
+        REPORTS_DATABASE_URL: db.url,
+      }),
+    );
+    expect((await run.exited).code).toBe(0);
+    expect(JSON.parse(run.stdout())).toEqual(expect.any(Array));
+  });
+});

@@ -7,6 +7,8 @@ export interface CliRun {
   readonly child: ChildProcess;
   /** Everything written so far to stdout and stderr. */
   output(): string;
+  /** Everything written so far to stdout alone. */
+  stdout(): string;
   /** Resolves when the process exits. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
@@ -19,12 +21,16 @@ export function runCli(args: string[], env: Record<string, string>): CliRun {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
+  let stdout = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
     text += chunk.toString('utf8');
     for (const listener of listeners) listener();
   };
-  child.stdout?.on('data', append);
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    append(chunk);
+  });
   child.stderr?.on('data', append);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
@@ -32,6 +38,7 @@ export function runCli(args: string[], env: Record<string, string>): CliRun {
   return {
     child,
     output: () => text,
+    stdout: () => stdout,
     exited,
     waitForOutput(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
