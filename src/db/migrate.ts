@@ -50,6 +50,8 @@ async function databaseAnswers(url: string): Promise<boolean> {
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === UNDEFINED_DATABASE) return false;
+    // PgBouncer says it in a pooler error of its own, without the SQLSTATE.
+    if (error instanceof Error && /database ".*" does not exist/.test(error.message)) return false;
     throw error;
   } finally {
     await sql.end({ timeout: 5 });
