@@ -45,7 +45,7 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
   if (!config.gateway && roles.has('worker')) {
     logger.warn(
       config.unconfirmedWebhooks === 'hold'
-        ? 'no gateway API keys: unsigned webhooks are stored and held out of the mirror (UNCONFIRMED_WEBHOOKS=hold); signed postbacks and the reconciler keep it true'
+        ? 'no gateway API keys: unsigned webhooks are stored and held out of the mirror (UNCONFIRMED_WEBHOOKS=hold): only signed postbacks change it'
         : 'no gateway API keys (GATEWAY_BASE_URL, GATEWAY_PUBLIC_KEY, GATEWAY_PRIVATE_KEY): unsigned webhooks are applied as received, NOT confirmed with the gateway',
     );
   }
