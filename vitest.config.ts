@@ -5,7 +5,7 @@ export default defineConfig({
     globalSetup: ['./test/support/globalSetup.ts'],
     include: ['test/**/*.test.ts'],
     // The fault suite restarts Postgres and Redis: `npm run test:faults`, on its own.
-    exclude: ['test/faults/**', 'node_modules/**'],
+    exclude: ['test/faults/**', 'test/scale/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -22,7 +22,11 @@ export class PgBouncerMissingError extends Error {
 }
 
 export function pgbouncerBinary(): string {
-  for (const candidate of ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer']) {
+  for (const candidate of [
+    '/usr/sbin/pgbouncer',
+    '/usr/bin/pgbouncer',
+    '/usr/local/bin/pgbouncer',
+  ]) {
     try {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
       return candidate;
