@@ -17,12 +17,15 @@ import {
   type Variant,
 } from './scenarios/servers.js';
 import { measureLanes } from './scenarios/lanes.js';
+import { measureScale } from './scenarios/scale.js';
 import { measureInterleaved } from './scenarios/throughput.js';
 import { measureWorker } from './scenarios/worker.js';
 
 /**
- * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b] [--baseline dir]`: every scenario of
- * issue 6 in one run, against the local Postgres and Redis; writes bench/results.json.
+ * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b] [--baseline dir]
+ * [--workers N] [--ingresses N]`: every scenario in one run, against the local Postgres and
+ * Redis; writes bench/results.json. `--workers`/`--ingresses` add the `scale` section: the
+ * same work on 1…N processes of that role.
  */
 const plan = planFrom(process.argv.slice(2));
 const sections: Record<string, unknown> = {};
@@ -87,6 +90,10 @@ try {
   if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
   if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
   if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));
+  if (plan.scaleWorkers !== null || plan.scaleIngresses !== null) {
+    const counts = { workers: plan.scaleWorkers, ingresses: plan.scaleIngresses };
+    await step('scale', () => measureScale(plan, counts, machine.cpus));
+  }
   if (plan.profile) {
     await step('profile_ingress', () => profileIngress(plan, 'profile_ingress'));
     const baseline = plan.baseline;

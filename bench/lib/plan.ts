@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** How long each part of one bench run takes; `--quick` keeps the whole run under 3 minutes. */
 export interface Plan {
   readonly mode: 'full' | 'quick';
@@ -26,6 +28,30 @@ export interface Plan {
   readonly baseline: string | null;
   /** Only these scenarios (`--only bare,ingress`); all when empty. */
   readonly only: ReadonlySet<string>;
+  /** `--workers N`: the worker drain with 1…N worker processes (the `scale` section). */
+  readonly scaleWorkers: number | null;
+  /** `--ingresses N`: the ingress load spread over 1…N ingress processes. */
+  readonly scaleIngresses: number | null;
+}
+
+export class PlanError extends Error {
+  override readonly name = 'PlanError';
+}
+
+const processCount = z.coerce
+  .number()
+  .int('a whole number')
+  .min(1, 'at least 1')
+  .max(16, 'at most 16');
+
+function countAfter(argv: readonly string[], flag: string): number | null {
+  const at = argv.indexOf(flag);
+  if (at < 0) return null;
+  const parsed = processCount.safeParse(argv[at + 1]);
+  if (!parsed.success) {
+    throw new PlanError(`${flag}: ${parsed.error.issues[0]?.message ?? 'expected a count'}`);
+  }
+  return parsed.data;
 }
 
 export function planFrom(argv: readonly string[]): Plan {
@@ -50,6 +76,8 @@ export function planFrom(argv: readonly string[]): Plan {
     pools: argv.includes('--pools'),
     baseline: baselineAt >= 0 ? (argv[baselineAt + 1] ?? null) : null,
     only,
+    scaleWorkers: countAfter(argv, '--workers'),
+    scaleIngresses: countAfter(argv, '--ingresses'),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ScaleSummary } from '../scenarios/scale.js';
 import type { E2eSummary } from '../scenarios/e2e.js';
 import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
@@ -88,6 +89,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
       webhooks_queued: lanes?.webhooks_queued ?? null,
       postback_p99_ms: lanes?.postback_p99_ms ?? null,
     },
+    scale: valid<ScaleSummary>(sections.scale) ?? null,
     rss_mb: rss,
     ratios,
     targets: [
@@ -159,6 +161,17 @@ export function printTable(results: Results): void {
       `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs ` +
         `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}; ` +
         `outcomes ${JSON.stringify(worker.outcomes)}`,
+    );
+  }
+  const scale = valid<ScaleSummary>(detail.scale);
+  for (const [role, points] of [
+    ['worker processes (applied/s)', scale?.workers],
+    ['ingress processes (accepted/s)', scale?.ingresses],
+  ] as const) {
+    if (!points) continue;
+    lines.push(
+      `scale, ${role} on ${scale?.cores} cores: ` +
+        points.map((p) => `${p.processes} → ${p.per_s} (×${p.speedup})`).join(', '),
     );
   }
   lines.push(`peak RSS MB: ${JSON.stringify(results.rss_mb)}`);

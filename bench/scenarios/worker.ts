@@ -2,7 +2,7 @@ import type { Plan } from '../lib/plan.js';
 import { FIRST_SALE_ID } from '../lib/postbacks.js';
 import { peakRssMb, stopChild } from '../lib/processes.js';
 import { startPaymirrorProcess, type Server } from '../lib/servers.js';
-import { createScenarioServices, withSql } from '../lib/services.js';
+import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { round } from '../lib/stats.js';
 import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
 import { waitUntilApplied } from './applied.js';
@@ -39,22 +39,7 @@ export async function measureWorker(
   let worker: Server | null = null;
   try {
     ingress = await startPaymirrorProcess('fill-ingress', 'ingress', services);
-    const fill = await runLoad('fill', {
-      url: ingress.url,
-      connections: plan.connections,
-      durationSec: 120,
-      idBase: FIRST_SALE_ID,
-      amount: plan.workerJobs,
-      generator: plan.generator,
-    });
-    const ingressRss = await peakRssMb(ingress.child.pid);
-    await stopChild(ingress.child);
-    const pending = await countPending(services.databaseUrl);
-    if (pending !== plan.workerJobs || fill.ok !== plan.workerJobs) {
-      throw new Error(
-        `fill stored ${pending} rows from ${fill.ok} answers, not ${plan.workerJobs}`,
-      );
-    }
+    const ingressRss = await fillInbox(plan, services, ingress);
     const started = Date.now();
     const databaseName = new URL(services.databaseUrl).pathname.slice(1);
     const before = await snapshotCpu([], databaseName);
@@ -93,6 +78,32 @@ export async function measureWorker(
     if (worker) await stopChild(worker.child);
     await services.drop();
   }
+}
+
+/**
+ * Fills the inbox and the lanes with `plan.workerJobs` signed postbacks through `ingress` (no
+ * worker running), then stops it; returns its peak RSS.
+ */
+export async function fillInbox(
+  plan: Plan,
+  services: ScenarioServices,
+  ingress: Server,
+): Promise<number | null> {
+  const fill = await runLoad('fill', {
+    url: ingress.url,
+    connections: plan.connections,
+    durationSec: 120,
+    idBase: FIRST_SALE_ID,
+    amount: plan.workerJobs,
+    generator: plan.generator,
+  });
+  const rss = await peakRssMb(ingress.child.pid);
+  await stopChild(ingress.child);
+  const pending = await countPending(services.databaseUrl);
+  if (pending !== plan.workerJobs || fill.ok !== plan.workerJobs) {
+    throw new Error(`fill stored ${pending} rows from ${fill.ok} answers, not ${plan.workerJobs}`);
+  }
+  return rss;
 }
 
 async function countPending(databaseUrl: string): Promise<number> {

@@ -1,6 +1,5 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
 import { mountAdminBoard, type AdminBoardOptions } from './adminBoard.js';
 import type { Metrics } from '../metrics/metrics.js';
