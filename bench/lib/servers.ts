@@ -53,6 +53,9 @@ export function paymirrorEnv(services: ScenarioServices, port: number): Record<s
     SELLER_USER_ID: String(BENCH_SELLER_USER_ID),
     LOG_LEVEL: 'warn',
     MIGRATE_ON_START: 'false',
+    // No gateway in most scenarios (they send signed postbacks only); the lanes scenario
+    // sets its gateway's keys.
+    UNCONFIRMED_WEBHOOKS: 'hold',
   };
 }
 
