@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-FROM node:20-bookworm-slim AS build
+# The current LTS line (Node 20 reached end of life in April 2026).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
@@ -8,7 +9,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
