@@ -55,17 +55,18 @@ export function registerMaintenanceCommands(program: Command): void {
       'delete old processed inbox rows and old rejected deliveries (never mirror or history rows)',
     )
     .requiredOption('--older-than <duration>', 'e.g. 90d', parseDuration)
-    .action(async (options: { olderThan: number }) => {
+    .option('--dry-run', 'count what would be deleted; delete nothing')
+    .action(async (options: { olderThan: number; dryRun?: boolean }) => {
       try {
-        const [{ pruneOld }, { withDatabase }] = await Promise.all([
+        const [{ pruneOld, countPrunable }, { withDatabase }] = await Promise.all([
           import('../inbox/prune.js'),
           import('./storageContext.js'),
         ]);
         const summary = await withDatabase(({ database }) =>
-          pruneOld(database.sql, options.olderThan),
+          (options.dryRun ? countPrunable : pruneOld)(database.sql, options.olderThan),
         );
         process.stdout.write(
-          `pruned ${summary.inboxRows} processed inbox row(s), ${summary.dedupeKeys} dedupe key(s), ${summary.rejected} rejected deliver(ies)\n`,
+          `${options.dryRun ? 'would prune' : 'pruned'} ${summary.inboxRows} processed inbox row(s), ${summary.dedupeKeys} dedupe key(s), ${summary.rejected} rejected deliver(ies)\n`,
         );
       } catch (error) {
         exitOnError(error);

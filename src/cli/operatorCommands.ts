@@ -31,8 +31,13 @@ export function registerOperatorCommands(program: Command): void {
 ${EXIT_OUTCOME_UNKNOWN} outcome unknown (a time-out, a dropped connection, a 5xx or an answer that does not
 decode): it may have been paid, so do not send it again before checking (see README, "Cashouts").`,
     )
-    .action(async (options: { amount: number; pixKey: string; pixKeyType: PixKeyType }) => {
+    .option('--dry-run', 'check everything and print the request; send and record nothing')
+    .action(async (options: CashoutOptions) => {
       try {
+        if (options.dryRun) {
+          await dryRunCashout(options);
+          return;
+        }
         const [{ requestCashout }, { withGatewayContext }] = await Promise.all([
           import('../operations/requestCashout.js'),
           import('./gatewayContext.js'),
@@ -120,6 +125,49 @@ decode): it may have been paid, so do not send it again before checking (see REA
         return withGatewayContext(({ gateway }) => gateway.getTransaction(parseId(id)));
       });
     });
+}
+
+interface CashoutOptions {
+  amount: number;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  dryRun?: boolean;
+}
+
+/**
+ * What `cashout` would send, after every check it can make without sending: the gateway keys
+ * are configured, the schema is current, the body encodes; and whether an earlier attempt is
+ * still unresolved (sending again could pay twice).
+ */
+async function dryRunCashout(options: CashoutOptions): Promise<void> {
+  const [{ cashoutBody }, { listCashoutAttempts }, { withGatewayContext }] = await Promise.all([
+    import('../gateway/requestBodies.js'),
+    import('../operations/cashoutAttempts.js'),
+    import('./gatewayContext.js'),
+  ]);
+  const request = {
+    amountCents: options.amount,
+    pixKey: options.pixKey,
+    pixKeyType: options.pixKeyType,
+  };
+  const body = JSON.parse(cashoutBody(request)) as unknown;
+  const unresolved = await withGatewayContext(async ({ database }) => [
+    ...(await listCashoutAttempts(database.db, 'pending', 100)),
+    ...(await listCashoutAttempts(database.db, 'unknown', 100)),
+  ]);
+  process.stdout.write(
+    `${JSON.stringify(
+      { dryRun: true, wouldSend: body, unresolvedAttempts: unresolved.map((a) => a.id) },
+      null,
+      2,
+    )}\n`,
+  );
+  if (unresolved.length > 0) {
+    process.stderr.write(
+      `paymirror: ${unresolved.length} earlier cashout attempt(s) have no known outcome ` +
+        `(paymirror cashouts list --outcome unknown): resolve them before sending another.\n`,
+    );
+  }
 }
 
 /** `cashout`'s own exit code: it may have paid. */

@@ -46,3 +46,19 @@ export async function pruneOld(
     }
   }
 }
+
+/** What pruneOld would delete now, counted with the same conditions; deletes nothing. */
+export async function countPrunable(sql: Sql, olderThanSeconds: number): Promise<PruneSummary> {
+  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
+  const [row] = await sql<{ dedupe_keys: number; inbox_rows: number; rejected: number }[]>`
+    select
+      (select count(*)::int from inbox_dedupe_keys where first_received_at < ${cutoff}) as dedupe_keys,
+      (select count(*)::int from inbox_events
+        where state = 'processed' and coalesce(processed_at, received_at) < ${cutoff}) as inbox_rows,
+      (select count(*)::int from rejected_deliveries where received_at < ${cutoff}) as rejected`;
+  return {
+    inboxRows: row?.inbox_rows ?? 0,
+    dedupeKeys: row?.dedupe_keys ?? 0,
+    rejected: row?.rejected ?? 0,
+  };
+}

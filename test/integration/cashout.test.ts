@@ -139,6 +139,28 @@ describe('paymirror cashout', () => {
   });
   const args = ['cashout', '--amount', '150.50', '--pix-key', 'maria@example.com'];
 
+  it('--dry-run sends nothing and records nothing, and names unresolved attempts', async () => {
+    const [{ attempts }] = await sql()`select count(*)::int as attempts from cashout_attempts`;
+    const posts = gateway.requests.length;
+    const run = runCli([...args, '--dry-run'], env());
+    expect((await run.exited).code).toBe(0);
+    const printed = JSON.parse(run.stdout()) as Record<string, unknown>;
+    expect(printed).toMatchObject({
+      dryRun: true,
+      wouldSend: { amount: 150.5, pixKey: 'maria@example.com', pixKeyType: 'CPF' },
+    });
+    const unresolved = await sql()`select id from cashout_attempts
+                                    where outcome in ('pending', 'unknown')`;
+    expect(printed.unresolvedAttempts).toEqual(
+      expect.arrayContaining(unresolved.map((row) => Number(row.id))),
+    );
+    if (unresolved.length > 0) expect(run.output()).toMatch(/no known outcome/);
+    expect(gateway.requests.length).toBe(posts);
+    expect(await sql()`select count(*)::int as attempts from cashout_attempts`).toEqual([
+      { attempts },
+    ]);
+  });
+
   it('says "outcome unknown — do not retry before checking" with its own exit code', async () => {
     reply = 'hang';
     const run = runCli(args, env());

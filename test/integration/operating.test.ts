@@ -186,6 +186,13 @@ describe('prune', () => {
     await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '100 days' where inbox_event_id = ${old.body.id as number}`;
     await sql()`update rejected_deliveries set received_at = now() - interval '100 days'`;
 
+    const dry = runCli(['prune', '--older-than', '90d', '--dry-run'], env());
+    expect((await dry.exited).code).toBe(0);
+    expect(dry.output()).toMatch(
+      /would prune 1 processed inbox row\(s\), 1 dedupe key\(s\), 2 rejected/,
+    );
+    expect(await state(old.body.id as number)).toBe('processed');
+
     const run = runCli(['prune', '--older-than', '90d'], env());
     expect((await run.exited).code).toBe(0);
     expect(run.output()).toMatch(
