@@ -214,3 +214,16 @@ describe('control settings', () => {
     expect(answer.body).toEqual({ error: expect.any(String) });
   });
 });
+
+describe('the control index', () => {
+  it('GET /_sandbox (the start banner links it) lists routes that exist', async () => {
+    const index = await harness.call('GET', '/_sandbox', { keys: 'missing' });
+    expect(index.status).toBe(200);
+    const routes = (index.body as { routes: string[] }).routes;
+    expect(routes.length).toBeGreaterThan(5);
+    for (const route of routes.filter((r) => r.startsWith('GET '))) {
+      const path = route.split(/\s+/)[1] as string;
+      expect((await harness.call('GET', path, { keys: 'missing' })).status, path).toBe(200);
+    }
+  });
+});

@@ -13,6 +13,23 @@ import { salesRoutes } from './sales-routes.js';
 
 const CONTROL_PREFIX = '/_sandbox';
 
+/** GET /_sandbox: what the control API offers (the start banner points here). */
+const CONTROL_INDEX = {
+  sandbox: 'paymirror sandbox gateway: control API (see src/sandbox/README.md)',
+  routes: [
+    'GET    /_sandbox/state                    sales, withdrawals, balance, settings',
+    'GET    /_sandbox/deliveries               notification delivery attempts',
+    'DELETE /_sandbox/deliveries               clear that log',
+    'POST   /_sandbox/config                   {"webhookUrl": …}',
+    'POST   /_sandbox/faults                   {"duplicate": 0.1, "reorder": 0.1, "drop": 0.1, …}',
+    'POST   /_sandbox/restrictions             account restrictions (403 FORBIDDEN)',
+    'POST   /_sandbox/sales/:id/status         {"status": "PAGO"} moves a sale and notifies',
+    'POST   /_sandbox/withdrawals/:id/status   {"status": "COMPLETED"} moves a withdrawal',
+    'POST   /_sandbox/foreign-sales            a sale of another seller',
+    'POST   /_sandbox/balance                  {"availableCents": …}',
+  ],
+};
+
 function isControlPath(originalUrl: string): boolean {
   const path = originalUrl.split('?')[0] ?? '';
   return path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
@@ -34,6 +51,7 @@ export function createSandboxApp(deps: HttpDeps): Express {
   app.use(
     CONTROL_PREFIX,
     express.json({ limit: '64kb' }),
+    express.Router().get('/', (_req, res) => void res.json(CONTROL_INDEX)),
     controlRecordRoutes(deps),
     controlSettingsRoutes(deps),
   );
