@@ -96,6 +96,7 @@ export const envSchema = z.object({
   TRANSITIONS_ENABLED: bool.default(true),
   TRANSITIONS_WEBHOOK_URL: httpUrl.optional(),
   TRANSITIONS_PUBLISH_INTERVAL_MS: int(50, 60_000).default(1000),
+  TRANSITIONS_MAX_BACKLOG: int(100, 10_000_000).default(50_000),
   REJECTS_MAX_ROWS: int(0, 10_000_000).default(10_000),
   REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
   SPOOL_DIR: z.string().min(1).default('data/spool'),
@@ -141,6 +142,8 @@ export interface Config {
     readonly enabled: boolean;
     readonly webhookUrl: string | null;
     readonly publishIntervalMs: number;
+    /** Jobs waiting in the feed's queue past which publishing pauses (rows stay in the outbox). */
+    readonly maxBacklog: number;
   };
   readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
   readonly spool: { readonly dir: string; readonly maxBytes: number };
@@ -241,6 +244,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       enabled: e.TRANSITIONS_ENABLED,
       webhookUrl: e.TRANSITIONS_WEBHOOK_URL ?? null,
       publishIntervalMs: e.TRANSITIONS_PUBLISH_INTERVAL_MS,
+      maxBacklog: e.TRANSITIONS_MAX_BACKLOG,
     },
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
     adminToken: e.ADMIN_TOKEN ?? null,

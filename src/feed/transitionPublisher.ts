@@ -85,21 +85,38 @@ export async function publishTransitions(
   });
 }
 
-/** Publishes every `intervalMs`, and at once again while batches come back full. */
+/**
+ * Publishes every `intervalMs`, and at once again while batches come back full. While
+ * `maxBacklog` jobs wait unconsumed (nobody reads the feed), publishing pauses: the rows wait
+ * in the outbox (status_history, in Postgres) rather than filling a Redis that must not evict.
+ */
 export function startTransitionPublisher(
   sql: Sql,
   queue: TransitionQueue,
-  intervalMs: number,
+  options: { intervalMs: number; maxBacklog: number },
   logger: Logger,
 ): PeriodicTask {
+  let warnedAt = 0;
   return runPeriodically(
     'publish transitions',
     async () => {
-      const count = await publishTransitions(sql, queue, PUBLISH_BATCH);
+      const waiting = await queue.getWaitingCount();
+      if (waiting >= options.maxBacklog) {
+        if (Date.now() - warnedAt > 60_000) {
+          warnedAt = Date.now();
+          logger.warn(
+            { waiting, maxBacklog: options.maxBacklog },
+            'transition feed not consumed: publishing paused (TRANSITIONS_MAX_BACKLOG)',
+          );
+        }
+        return { again: false };
+      }
+      const batch = Math.min(PUBLISH_BATCH, options.maxBacklog - waiting);
+      const count = await publishTransitions(sql, queue, batch);
       if (count > 0) logger.debug({ count }, 'transitions published');
-      return { again: count >= PUBLISH_BATCH };
+      return { again: count >= batch };
     },
-    intervalMs,
+    options.intervalMs,
     logger,
   );
 }

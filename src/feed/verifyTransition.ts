@@ -4,7 +4,8 @@ import { transitionJobSchema, type TransitionJob } from '../queue/catalog.js';
 /**
  * Anyone who can write to Redis can add a job to the transitions queue; the consumer believes
  * only what status_history says. A job is posted only when it decodes and matches, field by
- * field, a history row the publisher has published. Null when it does; else why not.
+ * field, a history row. (Not "a published row": the publisher adds its jobs before its
+ * transaction marks the rows published, and the poster may already hold one.)
  */
 export async function verifyTransition(
   sql: Sql,
@@ -21,14 +22,11 @@ export async function verifyTransition(
       to_status: string;
       source: string;
       recorded_at: string | Date;
-      published: boolean;
     }[]
-  >`select resource_type, resource_id, from_status, to_status, source, recorded_at,
-           published_at is not null as published
+  >`select resource_type, resource_id, from_status, to_status, source, recorded_at
       from status_history where id = ${job.historyId}`;
   if (!row) return { ok: false, reason: `no status_history row ${job.historyId}` };
   const matches =
-    row.published &&
     row.resource_type === job.resourceType &&
     Number(row.resource_id) === job.resourceId &&
     row.from_status === job.fromStatus &&

@@ -206,7 +206,7 @@ export function createMetrics(
     }),
     transitionsDropped: new Counter({
       name: 'paymirror_transitions_dropped_total',
-      help: 'Jobs on the transitions queue that matched no published status_history row (injected): not posted',
+      help: 'Jobs on the transitions queue that matched no status_history row (injected): not posted',
       registers,
     }),
     spooled: new Counter({

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/client.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PassSummary } from '../reconciler/reconcilePass.js';
-import { laneQueueList, type LaneQueues } from '../queue/lanes.js';
+import type { Queue } from 'bullmq';
 
 export async function oldestPendingAgeSeconds(sql: Sql): Promise<number> {
   const [row] = await sql<{ age: number | null }[]>`
@@ -26,20 +26,20 @@ export async function inboxCountsByState(sql: Sql): Promise<Record<string, numbe
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 
-/** Jobs per lane's queue, by state. */
-export async function queueCountsByLane(
-  lanes: LaneQueues,
+/** Jobs per queue (the lanes and the transition feed), by state. */
+export async function queueCountsByName(
+  queues: readonly Queue[],
 ): Promise<Record<string, Record<string, number>>> {
-  const queues = laneQueueList(lanes);
   const counts = await Promise.all(
     queues.map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'failed')),
   );
   return Object.fromEntries(queues.map((queue, index) => [queue.name, counts[index] ?? {}]));
 }
 
-/** How long the oldest waiting job of each lane's queue has waited, in seconds. */
-export async function queueOldestAgeByLane(lanes: LaneQueues): Promise<Record<string, number>> {
-  const queues = laneQueueList(lanes);
+/** How long the oldest waiting job of each queue has waited, in seconds. */
+export async function queueOldestAgeByName(
+  queues: readonly Queue[],
+): Promise<Record<string, number>> {
   const now = Date.now();
   const ages = await Promise.all(
     queues.map(async (queue) => {

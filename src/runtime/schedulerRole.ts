@@ -66,7 +66,10 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
     const publisher = startTransitionPublisher(
       database.sql,
       deps.transitions,
-      config.transitions.publishIntervalMs,
+      {
+        intervalMs: config.transitions.publishIntervalMs,
+        maxBacklog: config.transitions.maxBacklog,
+      },
       logger,
     );
     stops.push(() => publisher.stop());

@@ -34,8 +34,8 @@ import { gatewayClientFor } from './gatewayClient.js';
 import {
   inboxCountsByState,
   oldestPendingAgeSeconds,
-  queueCountsByLane,
-  queueOldestAgeByLane,
+  queueCountsByName,
+  queueOldestAgeByName,
   unresolvedCashouts,
 } from './observability.js';
 import { startSchedulerRole } from './schedulerRole.js';
@@ -210,13 +210,15 @@ export async function startPaymirror(
       }
     : null;
 
+  // Every queue this process knows, the feed too: a feed nobody consumes must show.
+  const observedQueues = [...laneQueueList(lanes), ...(transitions ? [transitions] : [])];
   metrics.setSources({
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
     inboxCounts: () => inboxCountsByState(database.sql),
     ...(spool ? { spoolPending: () => spool.pending() } : {}),
     cashoutsUnresolved: () => unresolvedCashouts(database.sql),
-    queueCounts: () => queueCountsByLane(lanes),
-    queueOldestAgeSeconds: () => queueOldestAgeByLane(lanes),
+    queueCounts: () => queueCountsByName(observedQueues),
+    queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
   });
 
   const listener = createRequestListener({

@@ -140,7 +140,8 @@ describe('paymirror cashout', () => {
   const args = ['cashout', '--amount', '150.50', '--pix-key', 'maria@example.com'];
 
   it('--dry-run sends nothing and records nothing, and names unresolved attempts', async () => {
-    const [{ attempts }] = await sql()`select count(*)::int as attempts from cashout_attempts`;
+    const [counted] = await sql()`select count(*)::int as attempts from cashout_attempts`;
+    const attempts = counted?.attempts as number;
     const posts = gateway.requests.length;
     const run = runCli([...args, '--dry-run'], env());
     expect((await run.exited).code).toBe(0);

@@ -181,3 +181,53 @@ describe('an injected transitions job', () => {
     expect(metrics).toMatch(/^paymirror_transitions_dropped_total 3$/m);
   });
 });
+
+describe('a feed nobody consumes', () => {
+  it('stops at TRANSITIONS_MAX_BACKLOG: the rest waits in the outbox, and the metric shows it', async () => {
+    // A database of its own: the file's other paymirror would publish these rows itself.
+    const feedDb = await createTestDatabase();
+    const feedQueue = createTestQueuePrefix();
+    const unread = await startTestPaymirror({
+      db: feedDb,
+      queue: feedQueue,
+      env: { TRANSITIONS_MAX_BACKLOG: '100', TRANSITIONS_PUBLISH_INTERVAL_MS: '50' },
+    });
+    try {
+      await Promise.all(
+        Array.from({ length: 130 }, (_, i) =>
+          unread.postback(postbackBody({ id: 72_000 + i, status: 'PAGO' })),
+        ),
+      );
+      const metric =
+        /^paymirror_queue_jobs\{queue="paymirror-transitions",state="waiting"\} (\d+)$/m;
+      const waiting = await waitFor(
+        async () => {
+          const text = await (await fetch(`${unread.url}/metrics`)).text();
+          const value = Number(metric.exec(text)?.[1] ?? -1);
+          return value >= 100 ? value : undefined;
+        },
+        { what: 'the feed backlog to reach its bound', timeoutMs: 20_000 },
+      );
+      expect(waiting).toBe(100);
+      // The rows past the bound stay in the outbox, unpublished: nothing is lost.
+      await waitFor(async () => {
+        const [row] = await feedDb.database.sql<{ n: number }[]>`
+          select count(*)::int as n from status_history where published_at is null`;
+        return row?.n === 30 ? true : undefined;
+      });
+      const probe = new Queue(TRANSITIONS_QUEUE, {
+        connection: { url: feedQueue.redisUrl },
+        prefix: feedQueue.prefix,
+      });
+      try {
+        expect(await probe.getWaitingCount()).toBe(100);
+      } finally {
+        await probe.close();
+      }
+    } finally {
+      await unread.close();
+      await feedQueue.drop();
+      await feedDb.drop();
+    }
+  });
+});
