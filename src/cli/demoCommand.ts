@@ -7,6 +7,7 @@ import { exitOnError } from './environment.js';
 const DEFAULT_DEMO_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror_demo';
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const CLEANUP_DEADLINE_MS = 10_000;
 
 const demoEnvSchema = z.object({
   DEMO_DATABASE_URL: z
@@ -61,7 +62,8 @@ export function registerDemoCommand(program: Command): void {
         process.exit(2);
       }
 
-      // First Ctrl-C: stop driving and clean up; a second one exits at once.
+      // First Ctrl-C: stop driving and clean up, for at most a few seconds; a second one exits
+      // at once.
       const abort = new AbortController();
       const onSignal = () => {
         if (abort.signal.aborted) process.exit(130);
@@ -69,14 +71,24 @@ export function registerDemoCommand(program: Command): void {
           '\npaymirror demo: stopping and cleaning up (Ctrl-C again to quit now)\n',
         );
         abort.abort(new Error('interrupted'));
+        setTimeout(() => {
+          process.stderr.write('paymirror demo: cleanup did not finish in time; quitting\n');
+          process.exit(130);
+        }, CLEANUP_DEADLINE_MS).unref();
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
         // Loaded only when the demo runs (it brings the sandbox and the whole pipeline).
-        const [{ runDemo }, { createProgress }] = await Promise.all([
-          import('../demo/runDemo.js'),
-          import('../demo/progress.js'),
+        const [{ runDemo }, { createProgress }, { requirePostgres, requireRedis }] =
+          await Promise.all([
+            import('../demo/runDemo.js'),
+            import('../demo/progress.js'),
+            import('../runtime/dependencies.js'),
+          ]);
+        await Promise.all([
+          requirePostgres(env.DEMO_DATABASE_URL, 'DEMO_DATABASE_URL'),
+          requireRedis(env.REDIS_URL),
         ]);
         const result = await runDemo({
           databaseUrl: env.DEMO_DATABASE_URL,

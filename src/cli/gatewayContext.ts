@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
+import { requirePostgres } from '../runtime/dependencies.js';
 import type { GatewayClient } from '../gateway/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { Redis } from 'ioredis';
@@ -42,6 +43,7 @@ export async function withGatewayContext<T>(
     );
   }
   try {
+    await requirePostgres(config.databaseUrl);
     const database = createDatabase(config.databaseUrl, { max: 2 });
     try {
       await checkSchemaVersion(database.sql);

@@ -100,16 +100,17 @@ export function registerInboxCommands(program: Command): void {
             ? { kind: 'one', id: parseId(id) }
             : { kind: 'state', state: options.failed ? 'failed' : 'quarantined' };
         const { enqueueNotifications, markForReplay, withDatabase, withQueue } = await load();
-        const ids = await withDatabase(async ({ config, database }) => {
-          const marked = await markForReplay(database.sql, selection);
-          await withQueue(config, (queue) =>
-            enqueueNotifications(queue, marked, {
+        // The queue first: with Redis away, nothing is marked.
+        const ids = await withDatabase(({ config, database }) =>
+          withQueue(config, async (queue) => {
+            const marked = await markForReplay(database.sql, selection);
+            await enqueueNotifications(queue, marked, {
               attempts: config.jobAttempts,
               backoffMs: config.jobBackoffMs,
-            }),
-          );
-          return marked;
-        });
+            });
+            return marked;
+          }),
+        );
         process.stdout.write(
           `replayed ${ids.length} inbox row(s)${ids.length ? `: ${ids.join(', ')}` : ''}\n`,
         );

@@ -8,7 +8,11 @@ export function registerMigrateCommand(program: Command): void {
     .action(async () => {
       try {
         const config = loadConfig();
-        const { redactUrl, runMigrations } = await import('../db/migrate.js');
+        const [{ redactUrl, runMigrations }, { requirePostgres }] = await Promise.all([
+          import('../db/migrate.js'),
+          import('../runtime/dependencies.js'),
+        ]);
+        await requirePostgres(config.databaseUrl);
         await runMigrations(config.databaseUrl);
         process.stdout.write(`migrations applied to ${redactUrl(config.databaseUrl)}\n`);
       } catch (error) {

@@ -38,14 +38,25 @@ export function registerReportCommand(program: Command): void {
       if (!range.success) command.error(`error: ${range.error.issues[0]?.message ?? 'bad range'}`);
       let output: string;
       try {
-        const [{ createDatabase }, { checkSchemaVersion }, { REPORTS, renderReport, runReport }] =
-          await Promise.all([
-            import('../db/client.js'),
-            import('../db/schemaVersion.js'),
-            import('../reports/index.js'),
-          ]);
+        const [
+          { createDatabase },
+          { checkSchemaVersion },
+          { REPORTS, renderReport, runReport },
+          { requirePostgres },
+        ] = await Promise.all([
+          import('../db/client.js'),
+          import('../db/schemaVersion.js'),
+          import('../reports/index.js'),
+          import('../runtime/dependencies.js'),
+        ]);
         const report = REPORTS[name];
         const config = loadConfig();
+        await requirePostgres(
+          config.reportsDatabaseUrl,
+          config.reportsDatabaseUrl === config.databaseUrl
+            ? 'DATABASE_URL'
+            : 'REPORTS_DATABASE_URL',
+        );
         // Finance reads may go to a replica: they never write, and never migrate.
         const database = createDatabase(config.reportsDatabaseUrl, { max: 1 });
         try {

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
+import { requirePostgres, requireRedis } from '../runtime/dependencies.js';
 import { createNotificationQueue, type NotificationQueue } from '../queue/catalog.js';
 import { loadConfig } from './environment.js';
 
@@ -10,6 +11,7 @@ export async function withDatabase<T>(
   fn: (context: { config: Config; database: Database }) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig();
+  await requirePostgres(config.databaseUrl);
   const database = createDatabase(config.databaseUrl, { max: 2 });
   try {
     await checkSchemaVersion(database.sql);
@@ -24,6 +26,7 @@ export async function withQueue<T>(
   config: Config,
   fn: (queue: NotificationQueue) => Promise<T>,
 ): Promise<T> {
+  await requireRedis(config.redisUrl);
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   const queue = createNotificationQueue(redis, config.queuePrefix);
   try {

@@ -116,7 +116,9 @@ describe('migrate', () => {
   it('fails with a clear message when Postgres cannot be reached', async () => {
     const run = runCli(['migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/paymirror' });
     expect((await run.exited).code).not.toBe(0);
-    expect(run.output()).toMatch(/paymirror: cannot create the database/);
+    expect(run.output()).toMatch(
+      /paymirror: cannot reach Postgres at 127\.0\.0\.1:1 \(connection refused\)/,
+    );
   });
 });
 
@@ -309,6 +311,35 @@ describe('start', () => {
     }
   });
 });
+
+describe('a service that cannot be reached', () => {
+  const deadPostgres = 'postgres://postgres@127.0.0.1:1/paymirror';
+  const deadRedis = 'redis://127.0.0.1:2';
+  it.each([
+    [['inbox', 'list'], { DATABASE_URL: deadPostgres }, 'Postgres at 127.0.0.1:1'],
+    [['report', 'daily'], { DATABASE_URL: deadPostgres }, 'Postgres at 127.0.0.1:1'],
+    [['inbox', 'replay', '--failed'], { REDIS_URL: deadRedis }, 'Redis at 127.0.0.1:2'],
+  ])('%j fails within seconds naming the service and its address', async (args, dead, named) => {
+    const run = runCli(args, baseEnv(dead));
+    expect((await run.exited).code).toBe(1);
+    expect(run.output()).toContain(`paymirror: cannot reach ${named} (connection refused)`);
+  });
+
+  it('the demo fails within seconds naming Redis, and exits', async () => {
+    const run = runCli(['demo'], {
+      DEMO_DATABASE_URL: withDatabaseName(db.url, 'pm_demo_never_created'),
+      REDIS_URL: 'redis://127.0.0.1:2',
+    });
+    expect((await run.exited).code).toBe(1);
+    expect(run.output()).toContain('cannot reach Redis at 127.0.0.1:2 (connection refused)');
+  });
+});
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
 
 describe('only migrate and start change the schema', () => {
   async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

@@ -1,0 +1,114 @@
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+
+/**
+ * Commands check their services before doing anything, so a dead one is one clear line within
+ * seconds ("cannot reach Redis at 127.0.0.1:6379 (connection refused)") instead of a client
+ * retrying silently forever.
+ */
+export class DependencyUnreachableError extends Error {
+  override readonly name = 'DependencyUnreachableError';
+  constructor(
+    readonly service: 'Postgres' | 'Redis',
+    readonly address: string,
+    readonly reason: string,
+    readonly setting: string,
+  ) {
+    super(
+      `cannot reach ${service} at ${address} (${reason}): is it running? ` +
+        `(${setting} says where it is)`,
+    );
+  }
+}
+
+export const DEPENDENCY_TIMEOUT_MS = 10_000;
+
+export async function requirePostgres(
+  url: string,
+  setting = 'DATABASE_URL',
+  timeoutMs = DEPENDENCY_TIMEOUT_MS,
+): Promise<void> {
+  const sql = postgres(url, {
+    max: 1,
+    connect_timeout: Math.ceil(timeoutMs / 1000),
+    onnotice: () => {},
+  });
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    // The server answered: it is reachable; whoever needs the database says what to do.
+    if ((error as { code?: string }).code === '3D000') return;
+    throw new DependencyUnreachableError(
+      'Postgres',
+      addressOf(url, 5432),
+      reasonOf(error),
+      setting,
+    );
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+export async function requireRedis(
+  url: string,
+  setting = 'REDIS_URL',
+  timeoutMs = DEPENDENCY_TIMEOUT_MS,
+): Promise<void> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  let last: unknown = null;
+  redis.on('error', (error) => (last = error));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new DependencyUnreachableError(
+      'Redis',
+      addressOf(url, 6379),
+      reasonOf(last ?? error),
+      setting,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function addressOf(url: string, defaultPort: number): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || '127.0.0.1'}:${parsed.port || defaultPort}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** The driver's error in a few words, without the URL (it may carry a password). */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: string } | null)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+    case 'CONNECT_TIMEOUT':
+      return 'no answer in time';
+    case '28P01':
+    case '28000':
+      return 'authentication failed';
+    case 'NOAUTH':
+    case 'WRONGPASS':
+      return 'authentication failed';
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/ETIMEDOUT|timed? ?out/i.test(message)) return 'no answer in time';
+  if (/NOAUTH|WRONGPASS|invalid password/i.test(message)) return 'authentication failed';
+  if (/ECONNREFUSED/.test(message)) return 'connection refused';
+  return message.replace(/\w+:\/\/\S+/g, '<url>').slice(0, 200);
+}
