@@ -88,7 +88,7 @@ export function registerDemoCommand(program: Command): void {
           ]);
         await Promise.all([
           requirePostgres(env.DEMO_DATABASE_URL, 'DEMO_DATABASE_URL'),
-          requireRedis(env.REDIS_URL),
+          requireRedis({ kind: 'single', url: env.REDIS_URL }),
         ]);
         const result = await runDemo({
           databaseUrl: env.DEMO_DATABASE_URL,

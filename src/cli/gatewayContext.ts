@@ -1,14 +1,13 @@
 import { pino } from 'pino';
-import type { Config } from '../config/config.js';
+import type { Config, RedisTopology } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
 import { requirePostgres } from '../runtime/dependencies.js';
 import type { GatewayClient } from '../gateway/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
-import type { Redis } from 'ioredis';
 import { gatewayClientFor } from '../runtime/gatewayClient.js';
-import { createProducerRedis, settle } from '../runtime/redis.js';
+import { createProducerRedis, settle, type RedisClient } from '../runtime/redis.js';
 import { loadConfig } from './environment.js';
 
 export interface GatewayContext {
@@ -23,7 +22,7 @@ export async function withGatewayContext<T>(
   fn: (context: GatewayContext) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig();
-  const budget = await budgetRedis(config.redisUrl);
+  const budget = await budgetRedis(config.redis);
   const gateway = gatewayClientFor(config, null, budget.redis);
   if (!gateway) {
     budget.close();
@@ -57,8 +56,10 @@ export async function withGatewayContext<T>(
 }
 
 /** The Redis holding the gateway budget, when it answers within a moment; else null. */
-async function budgetRedis(url: string): Promise<{ redis: Redis | null; close(): void }> {
-  const redis = createProducerRedis(url);
+async function budgetRedis(
+  topology: RedisTopology,
+): Promise<{ redis: RedisClient | null; close(): void }> {
+  const redis = createProducerRedis(topology);
   redis.on('error', () => {});
   await settle(redis, 2000);
   if (redis.status === 'ready') return { redis, close: () => redis.disconnect() };

@@ -11,19 +11,15 @@ export function registerMaintenanceCommands(program: Command): void {
     .action(async () => {
       try {
         const config = loadConfig();
-        const [{ Redis }, { runChecks }, { gatewayClientFor }, { createDatabase }] =
+        const [{ runChecks }, { gatewayClientFor }, { createDatabase }, { createProbeRedis }] =
           await Promise.all([
-            import('ioredis'),
             import('../operations/doctor.js'),
             import('../runtime/gatewayClient.js'),
             import('../db/client.js'),
+            import('../runtime/redis.js'),
           ]);
         const database = createDatabase(config.databaseUrl, { max: 1 });
-        const redis = new Redis(config.redisUrl, {
-          maxRetriesPerRequest: 1,
-          connectTimeout: 3000,
-          lazyConnect: true,
-        });
+        const redis = createProbeRedis(config.redis, 3000);
         redis.on('error', () => {});
         let checks;
         try {

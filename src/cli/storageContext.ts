@@ -1,9 +1,13 @@
-import { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
 import { requirePostgres, requireRedis } from '../runtime/dependencies.js';
-import { createNotificationQueue, type NotificationQueue } from '../queue/catalog.js';
+import { createCommandRedis, queuePrefixFor } from '../runtime/redis.js';
+import {
+  createNotificationQueue,
+  NOTIFICATIONS_QUEUE,
+  type NotificationQueue,
+} from '../queue/catalog.js';
 import { loadConfig } from './environment.js';
 
 /** Opens the database for a command (its schema checked, never migrated), runs `fn`, closes it. */
@@ -26,9 +30,9 @@ export async function withQueue<T>(
   config: Config,
   fn: (queue: NotificationQueue) => Promise<T>,
 ): Promise<T> {
-  await requireRedis(config.redisUrl);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  const queue = createNotificationQueue(redis, config.queuePrefix);
+  await requireRedis(config.redis);
+  const redis = createCommandRedis(config.redis);
+  const queue = createNotificationQueue(redis, queuePrefixFor(config, NOTIFICATIONS_QUEUE));
   try {
     return await fn(queue);
   } finally {

@@ -34,6 +34,15 @@ const postgresUrl = z
 const redisUrl = z
   .string()
   .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), 'must be a redis:// URL');
+const hostPort = z
+  .string()
+  .regex(/^[A-Za-z0-9.-]+:[0-9]{1,5}$/, 'each entry must be host:port')
+  .transform((value) => {
+    const at = value.lastIndexOf(':');
+    return { host: value.slice(0, at), port: Number(value.slice(at + 1)) };
+  })
+  .refine((node) => node.port > 0 && node.port < 65536, 'port must be 1–65535');
+
 const httpUrl = z
   .string()
   .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http(s):// URL');
@@ -47,6 +56,13 @@ export const envSchema = z.object({
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/paymirror'),
   REPORTS_DATABASE_URL: postgresUrl.optional(),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  REDIS_CLUSTER_NODES: csv.pipe(z.array(hostPort)),
+  REDIS_SENTINELS: csv.pipe(z.array(hostPort)),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+    .optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: httpUrl.optional(),
@@ -117,7 +133,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** Where `report` reads (a replica); DATABASE_URL when not set. */
   readonly reportsDatabaseUrl: string;
-  readonly redisUrl: string;
+  /** Where BullMQ and the shared limits live: one node, a cluster, or a Sentinel set. */
+  readonly redis: RedisTopology;
   readonly port: number;
   readonly host: string;
   readonly publicUrl: string;
@@ -179,6 +196,25 @@ export interface Config {
   readonly shutdownTimeoutSeconds: number;
 }
 
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+export type RedisTopology =
+  | { readonly kind: 'single'; readonly url: string }
+  | {
+      readonly kind: 'cluster';
+      readonly nodes: readonly RedisNode[];
+      readonly password: string | null;
+    }
+  | {
+      readonly kind: 'sentinel';
+      readonly sentinels: readonly RedisNode[];
+      readonly name: string;
+      readonly password: string | null;
+    };
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(readonly problems: readonly string[]) {
@@ -214,13 +250,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS: must not be larger than REQUEST_TIMEOUT_MS');
   }
+  const redis = redisTopology(e, cleaned, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
     production: e.NODE_ENV === 'production',
     databaseUrl: e.DATABASE_URL,
     reportsDatabaseUrl: e.REPORTS_DATABASE_URL ?? e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
+    redis: redis as RedisTopology,
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
@@ -279,6 +316,48 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
+}
+
+/** Exactly one topology: REDIS_URL (the default), REDIS_CLUSTER_NODES, or REDIS_SENTINELS. */
+function redisTopology(
+  e: Env,
+  given: Record<string, unknown>,
+  problems: string[],
+): RedisTopology | null {
+  const password = e.REDIS_PASSWORD ?? null;
+  const chosen = [
+    given.REDIS_URL !== undefined && 'REDIS_URL',
+    e.REDIS_CLUSTER_NODES.length > 0 && 'REDIS_CLUSTER_NODES',
+    e.REDIS_SENTINELS.length > 0 && 'REDIS_SENTINELS',
+  ].filter((name): name is string => name !== false);
+  if (chosen.length > 1) {
+    problems.push(`${chosen.join(', ')}: set one Redis topology, not ${chosen.length}`);
+    return null;
+  }
+  if (e.REDIS_SENTINELS.length > 0) {
+    if (!e.REDIS_SENTINEL_NAME) {
+      problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the master group name)');
+      return null;
+    }
+    return {
+      kind: 'sentinel',
+      sentinels: e.REDIS_SENTINELS,
+      name: e.REDIS_SENTINEL_NAME,
+      password,
+    };
+  }
+  if (e.REDIS_SENTINEL_NAME) {
+    problems.push('REDIS_SENTINEL_NAME: only meaningful with REDIS_SENTINELS');
+    return null;
+  }
+  if (e.REDIS_CLUSTER_NODES.length > 0) {
+    return { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, password };
+  }
+  if (password !== null) {
+    problems.push('REDIS_PASSWORD: for a cluster or Sentinel; with REDIS_URL put it in the URL');
+    return null;
+  }
+  return { kind: 'single', url: e.REDIS_URL };
 }
 
 function isCidr(value: string): boolean {

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
-import type { Config } from '../config/config.js';
+import { Cluster, Redis } from 'ioredis';
+import type { Config, RedisTopology } from '../config/config.js';
 import type { Sql } from '../db/client.js';
 import { MIGRATIONS_FOLDER } from '../db/migrate.js';
 import { GatewayError, type GatewayClient } from '../gateway/index.js';
+import { reasonOf } from '../runtime/dependencies.js';
+import { describeRedis, type RedisClient } from '../runtime/redis.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -17,21 +19,60 @@ export interface Check {
 export interface DoctorDeps {
   readonly config: Config;
   readonly sql: Sql;
-  readonly redis: Redis;
+  /** Connected already, or failed to: its checks say which. */
+  readonly redis: RedisClient;
   readonly gateway: GatewayClient | null;
 }
 
-/** Every check `paymirror doctor` runs; each one catches its own failure. */
+/**
+ * Every check `paymirror doctor` runs; each one catches its own failure. A service that does
+ * not answer is named once, with where it was looked for; the checks that need it say so
+ * instead of guessing (no "run migrate" when Postgres is down).
+ */
 export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
-  return Promise.all([
-    check('secrets', () => secrets(deps.config)),
-    check('postgres', () => postgresVersion(deps.sql)),
-    check('migrations', () => migrations(deps.sql)),
-    check('redis', () => redisPing(deps.redis)),
-    check('redis eviction', () => redisEviction(deps.redis)),
-    check('redis persistence', () => redisPersistence(deps.redis)),
-    check('gateway', () => gatewayKeys(deps.gateway)),
-  ]);
+  const { config } = deps;
+  const postgresAddress = addressOf(config.databaseUrl);
+  const postgres = await check('postgres', () => postgresVersion(deps.sql, postgresAddress));
+  const redisTopology = describeRedis(config.redis);
+  const redis = await check('redis', () => redisReach(deps.redis, config.redis));
+  const nodes = redis.status === 'fail' ? null : await redisNodes(deps.redis).catch(() => null);
+  const needsPostgres = (name: string, run: () => Promise<Omit<Check, 'name'>>) =>
+    postgres.status === 'fail'
+      ? skipped(name, `Postgres at ${postgresAddress} does not answer`)
+      : check(name, run);
+  const needsRedis = (
+    name: string,
+    run: (nodes: readonly RedisNodeClient[]) => Promise<Omit<Check, 'name'>>,
+  ) =>
+    nodes === null
+      ? skipped(name, `Redis (${redisTopology}) does not answer`)
+      : check(name, () => run(nodes));
+  try {
+    return await Promise.all([
+      check('secrets', () => secrets(config)),
+      postgres,
+      needsPostgres('migrations', () => migrations(deps.sql)),
+      redis,
+      needsRedis('redis eviction', redisEviction),
+      needsRedis('redis persistence', redisPersistence),
+      check('gateway', () => gatewayKeys(deps.gateway)),
+    ]);
+  } finally {
+    for (const node of nodes ?? []) node.close();
+  }
+}
+
+function skipped(name: string, why: string): Promise<Check> {
+  return Promise.resolve({ name, status: 'fail', detail: `not checked: ${why}` });
+}
+
+function addressOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
 }
 
 async function check(name: string, run: () => Promise<Omit<Check, 'name'>>): Promise<Check> {
@@ -60,11 +101,18 @@ async function secrets(config: Config): Promise<Omit<Check, 'name'>> {
   };
 }
 
-async function postgresVersion(sql: Sql): Promise<Omit<Check, 'name'>> {
-  const [row] = await sql<
-    { version: string }[]
-  >`select current_setting('server_version') as version`;
-  return { status: 'ok', detail: `PostgreSQL ${row?.version ?? '?'}` };
+async function postgresVersion(sql: Sql, address: string): Promise<Omit<Check, 'name'>> {
+  try {
+    const [row] = await sql<
+      { version: string }[]
+    >`select current_setting('server_version') as version`;
+    return { status: 'ok', detail: `PostgreSQL ${row?.version ?? '?'} at ${address}` };
+  } catch (error) {
+    return {
+      status: 'fail',
+      detail: `cannot reach Postgres at ${address} (${reasonOf(error)}): is it running? (DATABASE_URL)`,
+    };
+  }
 }
 
 async function migrations(sql: Sql): Promise<Omit<Check, 'name'>> {
@@ -84,10 +132,76 @@ async function migrations(sql: Sql): Promise<Omit<Check, 'name'>> {
     : { status: 'fail', detail: `${applied} of ${known} applied: run paymirror migrate` };
 }
 
-async function redisPing(redis: Redis): Promise<Omit<Check, 'name'>> {
-  const info = await redis.info('server');
-  const version = /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? '?';
-  return { status: 'ok', detail: `Redis ${version}` };
+/** One Redis server of the topology (every master and replica), for per-node checks. */
+interface RedisNodeClient {
+  readonly address: string;
+  readonly client: Redis;
+  close(): void;
+}
+
+async function redisReach(
+  redis: RedisClient,
+  topology: RedisTopology,
+): Promise<Omit<Check, 'name'>> {
+  try {
+    const info = await redis.info('server');
+    const version = /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? '?';
+    return { status: 'ok', detail: `Redis ${version}, ${await topologyOf(redis, topology)}` };
+  } catch (error) {
+    const where = describeRedis(topology);
+    return {
+      status: 'fail',
+      detail: `cannot reach Redis (${where}) (${reasonOf(error)}): is it running?`,
+    };
+  }
+}
+
+async function topologyOf(redis: RedisClient, topology: RedisTopology): Promise<string> {
+  if (redis instanceof Cluster) {
+    const info = String(await redis.cluster('INFO'));
+    const state = /cluster_state:(\w+)/.exec(info)?.[1] ?? '?';
+    const masters = redis.nodes('master').length;
+    const replicas = redis.nodes('slave').length;
+    return `cluster of ${masters} masters and ${replicas} replicas, cluster_state ${state}`;
+  }
+  const replication = await redis.info('replication');
+  const replicas = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? 0);
+  const master = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+  return topology.kind === 'sentinel'
+    ? `Sentinel master "${topology.name}" at ${master} with ${replicas} replica(s), ${topology.sentinels.length} sentinel(s) configured`
+    : `single node with ${replicas} replica(s)`;
+}
+
+/** Every server of the topology: a cluster's nodes, or a master and the replicas it reports. */
+async function redisNodes(redis: RedisClient): Promise<RedisNodeClient[]> {
+  if (redis instanceof Cluster) {
+    return redis.nodes('all').map((node) => ({
+      address: `${node.options.host}:${node.options.port}`,
+      client: node,
+      close: () => undefined,
+    }));
+  }
+  const nodes: RedisNodeClient[] = [
+    {
+      address: `${redis.options.host}:${redis.options.port}`,
+      client: redis,
+      close: () => undefined,
+    },
+  ];
+  const replication = await redis.info('replication');
+  for (const match of replication.matchAll(/slave\d+:ip=([^,]+),port=(\d+)/g)) {
+    const client = new Redis({
+      host: match[1],
+      port: Number(match[2]),
+      ...(redis.options.password ? { password: redis.options.password } : {}),
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 3000,
+    });
+    client.on('error', () => undefined);
+    nodes.push({ address: `${match[1]}:${match[2]}`, client, close: () => client.disconnect() });
+  }
+  return nodes;
 }
 
 async function configGet(redis: Redis, key: string): Promise<string | null> {
@@ -99,39 +213,63 @@ async function configGet(redis: Redis, key: string): Promise<string | null> {
   }
 }
 
-async function redisEviction(redis: Redis): Promise<Omit<Check, 'name'>> {
-  const policy = await configGet(redis, 'maxmemory-policy');
-  if (policy === null)
-    return {
-      status: 'warn',
-      detail: 'CONFIG GET is not allowed: check maxmemory-policy is noeviction',
-    };
-  return policy === 'noeviction'
-    ? { status: 'ok', detail: 'maxmemory-policy noeviction' }
-    : {
-        status: 'warn',
-        detail: `maxmemory-policy ${policy}: Redis may evict queued jobs under memory pressure; set noeviction`,
-      };
+/** Each node's finding, folded: ok when all are, else the nodes that are not. */
+async function perNode(
+  nodes: readonly RedisNodeClient[],
+  judge: (node: RedisNodeClient) => Promise<Omit<Check, 'name'>>,
+): Promise<Omit<Check, 'name'>> {
+  const findings = await Promise.all(
+    nodes.map(async (node) => ({ node, finding: await judge(node) })),
+  );
+  if (nodes.length === 1) return findings[0]?.finding ?? { status: 'fail', detail: 'no node' };
+  const bad = findings.filter(({ finding }) => finding.status !== 'ok');
+  if (bad.length === 0) {
+    return { status: 'ok', detail: `${findings[0]?.finding.detail} on all ${nodes.length} nodes` };
+  }
+  const worst = bad.some(({ finding }) => finding.status === 'fail') ? 'fail' : 'warn';
+  return {
+    status: worst,
+    detail: bad.map(({ node, finding }) => `${node.address}: ${finding.detail}`).join('; '),
+  };
 }
 
-async function redisPersistence(redis: Redis): Promise<Omit<Check, 'name'>> {
-  const [appendonly, save] = await Promise.all([
-    configGet(redis, 'appendonly'),
-    configGet(redis, 'save'),
-  ]);
-  if (appendonly === null)
-    return { status: 'warn', detail: 'CONFIG GET is not allowed: check persistence' };
-  if (appendonly === 'yes') return { status: 'ok', detail: 'appendonly yes' };
-  if (save)
+function redisEviction(nodes: readonly RedisNodeClient[]): Promise<Omit<Check, 'name'>> {
+  return perNode(nodes, async ({ client }) => {
+    const policy = await configGet(client, 'maxmemory-policy');
+    if (policy === null)
+      return {
+        status: 'warn',
+        detail: 'CONFIG GET is not allowed: check maxmemory-policy is noeviction',
+      };
+    return policy === 'noeviction'
+      ? { status: 'ok', detail: 'maxmemory-policy noeviction' }
+      : {
+          status: 'warn',
+          detail: `maxmemory-policy ${policy}: Redis may evict queued jobs under memory pressure; set noeviction`,
+        };
+  });
+}
+
+function redisPersistence(nodes: readonly RedisNodeClient[]): Promise<Omit<Check, 'name'>> {
+  return perNode(nodes, async ({ client }) => {
+    const [appendonly, save] = await Promise.all([
+      configGet(client, 'appendonly'),
+      configGet(client, 'save'),
+    ]);
+    if (appendonly === null)
+      return { status: 'warn', detail: 'CONFIG GET is not allowed: check persistence' };
+    if (appendonly === 'yes') return { status: 'ok', detail: 'appendonly yes' };
+    if (save)
+      return {
+        status: 'warn',
+        detail: `appendonly no, RDB snapshots "${save}": jobs since the last snapshot are lost on a restart (the sweeper re-enqueues them from Postgres)`,
+      };
     return {
       status: 'warn',
-      detail: `appendonly no, RDB snapshots "${save}": jobs since the last snapshot are lost on a restart (the sweeper re-enqueues them from Postgres)`,
+      detail:
+        'no persistence: every queued job is lost on a restart (the sweeper re-enqueues them from Postgres, after SWEEP_AFTER_SECONDS)',
     };
-  return {
-    status: 'warn',
-    detail:
-      'no persistence: every queued job is lost on a restart (the sweeper re-enqueues them from Postgres, after SWEEP_AFTER_SECONDS)',
-  };
+  });
 }
 
 async function gatewayKeys(gateway: GatewayClient | null): Promise<Omit<Check, 'name'>> {

@@ -23,10 +23,21 @@ export interface LaneQueues {
   readonly confirmation: NotificationQueue;
 }
 
-export function createLaneQueues(connection: ConnectionOptions, prefix: string): LaneQueues {
+/** Each queue's BullMQ prefix by its name (a hash tag per queue in a Redis Cluster). */
+export type PrefixFor = (queue: string) => string;
+
+export function createLaneQueues(connection: ConnectionOptions, prefixFor: PrefixFor): LaneQueues {
   return {
-    signed: createNotificationQueue(connection, prefix, NOTIFICATIONS_QUEUE),
-    confirmation: createNotificationQueue(connection, prefix, CONFIRMATIONS_QUEUE),
+    signed: createNotificationQueue(
+      connection,
+      prefixFor(NOTIFICATIONS_QUEUE),
+      NOTIFICATIONS_QUEUE,
+    ),
+    confirmation: createNotificationQueue(
+      connection,
+      prefixFor(CONFIRMATIONS_QUEUE),
+      CONFIRMATIONS_QUEUE,
+    ),
   };
 }
 

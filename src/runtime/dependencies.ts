@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import type { RedisTopology } from '../config/config.js';
+import { createProbeRedis, describeRedis, redisSetting } from './redis.js';
 
 /**
  * Commands check their services before doing anything, so a dead one is one clear line within
@@ -50,28 +51,21 @@ export async function requirePostgres(
 }
 
 export async function requireRedis(
-  url: string,
-  setting = 'REDIS_URL',
+  topology: RedisTopology,
   timeoutMs = DEPENDENCY_TIMEOUT_MS,
 ): Promise<void> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    enableOfflineQueue: false,
-  });
+  const redis = createProbeRedis(topology, timeoutMs);
   let last: unknown = null;
-  redis.on('error', (error) => (last = error));
+  redis.on('error', (error: unknown) => (last = error));
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     throw new DependencyUnreachableError(
       'Redis',
-      addressOf(url, 6379),
+      describeRedis(topology),
       reasonOf(last ?? error),
-      setting,
+      redisSetting(topology),
     );
   } finally {
     redis.disconnect();
@@ -88,7 +82,7 @@ function addressOf(url: string, defaultPort: number): string {
 }
 
 /** The driver's error in a few words, without the URL (it may carry a password). */
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   const code = (error as { code?: string } | null)?.code;
   switch (code) {
     case 'ECONNREFUSED':

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/client.js';
 import { startTransitionPoster } from '../feed/transitionPoster.js';
@@ -7,19 +6,20 @@ import type { GatewayClient } from '../gateway/index.js';
 import { trimRejected } from '../inbox/rejectedDeliveries.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { RetryPolicy } from '../queue/catalog.js';
+import { RECONCILE_QUEUE, TRANSITIONS_QUEUE, type RetryPolicy } from '../queue/catalog.js';
 import type { LaneQueues } from '../queue/lanes.js';
 import { startReconcileScheduler } from '../reconciler/reconcileScheduler.js';
 import { runPeriodically } from '../scheduler/periodic.js';
 import { startSweeperLoop } from '../scheduler/sweeper.js';
 import { observePass } from './observability.js';
+import { queuePrefixFor, type RedisClient } from './redis.js';
 
 export interface SchedulerRoleDeps {
   readonly config: Config;
   readonly database: Database;
   readonly lanes: LaneQueues;
   readonly transitions: TransitionQueue | null;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly gateway: GatewayClient | null;
   readonly metrics: Metrics;
   readonly logger: Logger;
@@ -79,7 +79,7 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
       const poster = startTransitionPoster({
         url: config.transitions.webhookUrl,
         connection: deps.redis,
-        prefix: config.queuePrefix,
+        prefix: queuePrefixFor(config, TRANSITIONS_QUEUE),
         logger,
         sql: database.sql,
         onDropped: () => metrics.transitionsDropped.inc(),
@@ -96,7 +96,7 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
       policy: config.watchPolicy,
       logger,
       connection: deps.redis,
-      prefix: config.queuePrefix,
+      prefix: queuePrefixFor(config, RECONCILE_QUEUE),
       intervalSeconds: config.reconcile.intervalSeconds,
       batchSize: config.reconcile.batchSize,
       onPass: (summary) => observePass(metrics, summary),

@@ -18,7 +18,7 @@ import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import type { RetryPolicy } from '../queue/catalog.js';
+import { TRANSITIONS_QUEUE, type RetryPolicy } from '../queue/catalog.js';
 import { createBatchedEnqueue } from '../queue/batchedEnqueue.js';
 import {
   closeLaneQueues,
@@ -39,7 +39,14 @@ import {
   unresolvedCashouts,
 } from './observability.js';
 import { startSchedulerRole } from './schedulerRole.js';
-import { createProducerRedis, createWorkerRedis, pingRedis, settle, withTimeout } from './redis.js';
+import {
+  createProducerRedis,
+  createWorkerRedis,
+  pingRedis,
+  queuePrefixFor,
+  settle,
+  withTimeout,
+} from './redis.js';
 import type { Role } from './roles.js';
 
 /** How often the ingress tries to move spooled deliveries into the inbox. */
@@ -63,12 +70,13 @@ export async function startPaymirror(
 ): Promise<RunningPaymirror> {
   const metrics = createMetrics({ silenceDetector: roles.has('ingress') });
   const database = createDatabase(config.databaseUrl, { max: config.dbPoolMax });
-  const producerRedis = createProducerRedis(config.redisUrl);
+  const producerRedis = createProducerRedis(config.redis);
+  const prefixFor = (queue: string) => queuePrefixFor(config, queue);
   producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));
   await settle(producerRedis, 3000);
   // Every role adds jobs: the ingress and the sweeper to either lane, the signed lane's workers
   // to the confirmation lane.
-  const lanes = createLaneQueues(producerRedis, config.queuePrefix);
+  const lanes = createLaneQueues(producerRedis, prefixFor);
   for (const queue of laneQueueList(lanes)) {
     queue.on('error', (error) => logger.debug({ err: error }, 'queue error'));
   }
@@ -77,7 +85,7 @@ export async function startPaymirror(
   // The gateway budget is the account's: every process draws from one bucket in Redis.
   const gateway = gatewayClientFor(config, metrics, producerRedis);
   const workerRedis =
-    roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redisUrl) : null;
+    roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redis) : null;
   const laneDeps = workerRedis
     ? {
         db: database.db,
@@ -85,7 +93,7 @@ export async function startPaymirror(
         holdUnconfirmable: config.unconfirmedWebhooks === 'hold',
         policy: config.watchPolicy,
         connection: workerRedis,
-        prefix: config.queuePrefix,
+        prefixFor,
         lockSeconds: config.jobLockSeconds,
         logger,
         metrics,
@@ -113,7 +121,7 @@ export async function startPaymirror(
 
   const transitions =
     roles.has('scheduler') && config.transitions.enabled && workerRedis
-      ? createTransitionQueue(workerRedis, config.queuePrefix)
+      ? createTransitionQueue(workerRedis, prefixFor(TRANSITIONS_QUEUE))
       : null;
   const stopScheduler =
     roles.has('scheduler') && workerRedis

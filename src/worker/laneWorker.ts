@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bu
 import type { Db } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/types.js';
+import type { PrefixFor } from '../queue/lanes.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import {
@@ -21,7 +22,8 @@ export interface LaneWorkerDeps {
   readonly holdUnconfirmable: boolean;
   readonly policy: WatchPolicy;
   readonly connection: ConnectionOptions;
-  readonly prefix: string;
+  /** Each lane's BullMQ prefix by its queue name. */
+  readonly prefixFor: PrefixFor;
   readonly lockSeconds: number;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -45,7 +47,7 @@ export function startLaneWorker(
     (job) => runJob(job, batcher, deps),
     {
       connection: deps.connection,
-      prefix: deps.prefix,
+      prefix: deps.prefixFor(queue),
       concurrency,
       // A killed worker's jobs are found stalled after about this long and run again.
       lockDuration: deps.lockSeconds * 1000,

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/config.js';
 import { ensureNotificationSecrets } from '../../src/config/developmentSecrets.js';
+import { queuePrefixFor } from '../../src/runtime/redis.js';
 
 describe('parseConfig', () => {
   it('applies the documented defaults', () => {
     const config = parseConfig({});
     expect(config).toMatchObject({
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/paymirror',
-      redisUrl: 'redis://127.0.0.1:6379',
+      redis: { kind: 'single', url: 'redis://127.0.0.1:6379' },
       port: 3000,
       bodyLimitBytes: 65536,
       dedupeWindowHours: 24,
@@ -144,5 +145,59 @@ describe('admin board and unconfirmed webhooks', () => {
   it('UNCONFIRMED_WEBHOOKS is apply or hold', () => {
     expect(parseConfig({}).unconfirmedWebhooks).toBeNull();
     expect(() => parseConfig({ UNCONFIRMED_WEBHOOKS: 'drop' })).toThrow(/must be apply or hold/);
+  });
+});
+
+describe('Redis topologies', () => {
+  it('a cluster from REDIS_CLUSTER_NODES', () => {
+    expect(
+      parseConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001' }).redis,
+    ).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-b.internal', port: 7001 },
+      ],
+      password: null,
+    });
+  });
+
+  it('a Sentinel set from REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
+    expect(
+      parseConfig({
+        REDIS_SENTINELS: 's1:26379,s2:26379,s3:26379',
+        REDIS_SENTINEL_NAME: 'paymirror',
+        REDIS_PASSWORD: 'a-redis-password',
+      }).redis,
+    ).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+        { host: 's3', port: 26379 },
+      ],
+      name: 'paymirror',
+      password: 'a-redis-password',
+    });
+  });
+
+  it.each([
+    [{ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'b:7000' }, /set one Redis topology/],
+    [{ REDIS_CLUSTER_NODES: 'b:7000', REDIS_SENTINELS: 's:26379' }, /set one Redis topology/],
+    [{ REDIS_SENTINELS: 's:26379' }, /REDIS_SENTINEL_NAME: required with REDIS_SENTINELS/],
+    [{ REDIS_SENTINEL_NAME: 'x' }, /only meaningful with REDIS_SENTINELS/],
+    [{ REDIS_CLUSTER_NODES: 'no-port' }, /REDIS_CLUSTER_NODES.*host:port/],
+    [{ REDIS_CLUSTER_NODES: 'a:99999' }, /REDIS_CLUSTER_NODES.*port/],
+    [{ REDIS_PASSWORD: 'secret-secret' }, /REDIS_PASSWORD: for a cluster or Sentinel/],
+  ])('refuses %j', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(message);
+  });
+
+  it('gives each queue its own hash tag in a cluster, and keeps the plain prefix elsewhere', () => {
+    const cluster = parseConfig({ REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: 'pm' });
+    expect(queuePrefixFor(cluster, 'notifications')).toBe('{pm:notifications}');
+    expect(queuePrefixFor(cluster, 'confirmations')).toBe('{pm:confirmations}');
+    const single = parseConfig({ QUEUE_PREFIX: 'pm' });
+    expect(queuePrefixFor(single, 'notifications')).toBe('pm');
   });
 });
