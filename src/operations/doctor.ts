@@ -160,48 +160,56 @@ async function topologyOf(redis: RedisClient, topology: RedisTopology): Promise<
   if (redis instanceof Cluster) {
     const info = String(await redis.cluster('INFO'));
     const state = /cluster_state:(\w+)/.exec(info)?.[1] ?? '?';
-    const masters = redis.nodes('master').length;
-    const replicas = redis.nodes('slave').length;
+    const flags = String(await redis.cluster('NODES'))
+      .split('\n')
+      .map((line) => (line.split(' ')[2] ?? '').split(','));
+    const masters = flags.filter((node) => node.includes('master')).length;
+    const replicas = flags.filter((node) => node.includes('slave')).length;
     return `cluster of ${masters} masters and ${replicas} replicas, cluster_state ${state}`;
   }
   const replication = await redis.info('replication');
   const replicas = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? 0);
-  const master = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+  const master = `${redis.stream?.remoteAddress ?? redis.options.host}:${redis.stream?.remotePort ?? redis.options.port}`;
   return topology.kind === 'sentinel'
     ? `Sentinel master "${topology.name}" at ${master} with ${replicas} replica(s), ${topology.sentinels.length} sentinel(s) configured`
     : `single node with ${replicas} replica(s)`;
 }
 
-/** Every server of the topology: a cluster's nodes, or a master and the replicas it reports. */
+/**
+ * Every server of the topology, each on a connection of its own: a cluster's masters and
+ * replicas (from CLUSTER NODES), or a master and the replicas it reports.
+ */
 async function redisNodes(redis: RedisClient): Promise<RedisNodeClient[]> {
-  if (redis instanceof Cluster) {
-    return redis.nodes('all').map((node) => ({
-      address: `${node.options.host}:${node.options.port}`,
-      client: node,
-      close: () => undefined,
-    }));
-  }
-  const nodes: RedisNodeClient[] = [
-    {
-      address: `${redis.options.host}:${redis.options.port}`,
-      client: redis,
-      close: () => undefined,
-    },
-  ];
-  const replication = await redis.info('replication');
-  for (const match of replication.matchAll(/slave\d+:ip=([^,]+),port=(\d+)/g)) {
-    const client = new Redis({
-      host: match[1],
-      port: Number(match[2]),
-      ...(redis.options.password ? { password: redis.options.password } : {}),
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 3000,
+  const password =
+    redis instanceof Cluster ? redis.options.redisOptions?.password : redis.options.password;
+  const addresses =
+    redis instanceof Cluster
+      ? String(await redis.cluster('NODES'))
+          .split('\n')
+          .map((line) => line.split(' '))
+          .filter((fields) => fields.length > 2 && !/fail|noaddr|handshake/.test(fields[2] ?? ''))
+          .map((fields) => (fields[1] ?? '').split('@')[0] ?? '')
+      : [
+          `${redis.stream?.remoteAddress ?? redis.options.host}:${redis.stream?.remotePort ?? redis.options.port}`,
+          ...[...(await redis.info('replication')).matchAll(/slave\d+:ip=([^,]+),port=(\d+)/g)].map(
+            (match) => `${match[1]}:${match[2]}`,
+          ),
+        ];
+  return addresses
+    .filter((address) => /:\d+$/.test(address))
+    .map((address) => {
+      const at = address.lastIndexOf(':');
+      const client = new Redis({
+        host: address.slice(0, at),
+        port: Number(address.slice(at + 1)),
+        ...(password ? { password } : {}),
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 3000,
+      });
+      client.on('error', () => undefined);
+      return { address, client, close: () => client.disconnect() };
     });
-    client.on('error', () => undefined);
-    nodes.push({ address: `${match[1]}:${match[2]}`, client, close: () => client.disconnect() });
-  }
-  return nodes;
 }
 
 async function configGet(redis: Redis, key: string): Promise<string | null> {
@@ -213,23 +221,34 @@ async function configGet(redis: Redis, key: string): Promise<string | null> {
   }
 }
 
-/** Each node's finding, folded: ok when all are, else the nodes that are not. */
+/** Each node's finding, folded: ok when all are, else each finding with the nodes it is on. */
 async function perNode(
   nodes: readonly RedisNodeClient[],
   judge: (node: RedisNodeClient) => Promise<Omit<Check, 'name'>>,
 ): Promise<Omit<Check, 'name'>> {
   const findings = await Promise.all(
-    nodes.map(async (node) => ({ node, finding: await judge(node) })),
+    nodes.map(async (node) => ({
+      node,
+      finding: await judge(node).catch((error: unknown): Omit<Check, 'name'> => ({
+        status: 'fail',
+        detail: `does not answer (${reasonOf(error)})`,
+      })),
+    })),
   );
   if (nodes.length === 1) return findings[0]?.finding ?? { status: 'fail', detail: 'no node' };
   const bad = findings.filter(({ finding }) => finding.status !== 'ok');
   if (bad.length === 0) {
     return { status: 'ok', detail: `${findings[0]?.finding.detail} on all ${nodes.length} nodes` };
   }
-  const worst = bad.some(({ finding }) => finding.status === 'fail') ? 'fail' : 'warn';
+  const byDetail = new Map<string, string[]>();
+  for (const { node, finding } of bad) {
+    byDetail.set(finding.detail, [...(byDetail.get(finding.detail) ?? []), node.address]);
+  }
   return {
-    status: worst,
-    detail: bad.map(({ node, finding }) => `${node.address}: ${finding.detail}`).join('; '),
+    status: bad.some(({ finding }) => finding.status === 'fail') ? 'fail' : 'warn',
+    detail: [...byDetail]
+      .map(([detail, addresses]) => `${addresses.join(', ')}: ${detail}`)
+      .join('; '),
   };
 }
 
