@@ -39,6 +39,8 @@ export async function requirePostgres(
   } catch (error) {
     // The server answered: it is reachable; whoever needs the database says what to do.
     if ((error as { code?: string }).code === '3D000') return;
+    // PgBouncer says it in a pooler error of its own, without the SQLSTATE.
+    if (error instanceof Error && /database ".*" does not exist/.test(error.message)) return;
     throw new DependencyUnreachableError(
       'Postgres',
       addressOf(url, 5432),

@@ -43,7 +43,7 @@ const WITHDRAWALS = 50;
 const GATEWAY_MAX_RPS = 100;
 const SEED = 7;
 
-describe.each<TopologyKind>(['single'])('a fleet on Redis %s', (kind) => {
+describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   let topology: RedisTopology;
   let pgbouncer: TestPgBouncer;
