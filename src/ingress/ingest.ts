@@ -59,11 +59,17 @@ async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> 
   }
 }
 
-/** Postbacks: 415 → 413 → 401 → 400 → 400/403 (userId), then store. */
+/**
+ * Postbacks: 429 (a source over its failure limit, before a byte of the body is read) → 415 →
+ * 413 → 401 → 400 → 400/403 (userId), then store. A blocked source's authentic postbacks wait
+ * too: the gateway retries them, and an attacker's flood costs nothing but the headers.
+ */
 export async function ingestPostback(
   req: IncomingMessage,
   deps: IngestDeps,
 ): Promise<IngestOutcome> {
+  const limited = blockedSource(req, deps);
+  if (limited) return limited;
   const body = await readBody(req, deps.bodyLimitBytes);
   if (!body.ok) return body.outcome;
   const signature = req.headers['x-signature'];
@@ -140,6 +146,15 @@ type AuthFailure =
  * read —, else counted against the source and rejected as usual. Authentic deliveries never get
  * here, so a blocked source (a shared proxy, a NAT) still gets its authentic deliveries through.
  */
+function blockedSource(req: IncomingMessage, deps: IngestDeps): IngestOutcome | null {
+  const limiter = deps.authFailures;
+  if (!limiter) return null;
+  const retryAfterSeconds = limiter.retryAfterSeconds(
+    sourceAddressOf(req, deps.trustedProxyCount),
+  );
+  return retryAfterSeconds > 0 ? { kind: 'limited', retryAfterSeconds } : null;
+}
+
 async function failAuthentication(
   req: IncomingMessage,
   deps: IngestDeps,

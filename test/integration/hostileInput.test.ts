@@ -1182,7 +1182,7 @@ describe('auth-failure limit', () => {
     await limiterQueue.drop();
   });
 
-  it('after 5 unauthenticated failures a source gets 429 with Retry-After; other sources and authentic deliveries do not', async () => {
+  it('after 5 unauthenticated failures a source gets 429 with Retry-After; other sources and webhooks on the right token do not', async () => {
     for (let i = 0; i < 5; i += 1) {
       expect((await sendTo(badPostback('127.0.0.1'))).status).toBe(401);
     }
@@ -1198,7 +1198,9 @@ describe('auth-failure limit', () => {
     });
     expect(unknownToken.status).toBe(429);
 
-    // Authentic deliveries from the blocked address still go through.
+    // A postback from the blocked address is refused before its body is read, authentic or
+    // not (telling would cost the CPU the limit exists to save); a webhook on the right token
+    // is authenticated by its path, before any body, and still goes through.
     const raw = JSON.stringify(postbackBody({ id: 880_001, status: 'PAGO' }));
     const signed = await sendTo({
       path: '/postbacks',
@@ -1209,7 +1211,7 @@ describe('auth-failure limit', () => {
       body: Buffer.from(raw),
       localAddress: '127.0.0.1',
     });
-    expect(signed.status).toBe(200);
+    expect(signed.status).toBe(429);
     const webhook = await sendTo({
       path: `/webhooks/${WEBHOOK_TOKEN}`,
       headers: [['Content-Type', 'application/json']],
@@ -1224,6 +1226,35 @@ describe('auth-failure limit', () => {
     // requests must have cost no row.
     await waitFor(async () => (await kept())['127.0.0.2'] === 1, { what: 'rejection kept' });
     expect(await kept()).toEqual({ '127.0.0.1': 5, '127.0.0.2': 1 });
+  });
+
+  it('a blocked source gets its 429 before a byte of its body is read', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      expect((await sendTo(badPostback('127.0.0.4'))).status).toBe(401);
+    }
+    const { port } = new URL(limited.url);
+    const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.4' });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString('latin1');
+          if (text.includes('\r\n\r\n')) resolve(text);
+        });
+        socket.on('error', reject);
+        // A 64 KiB body announced, 10 bytes sent, the rest never: only an answer that does
+        // not wait for the body arrives.
+        socket.write(
+          'POST /postbacks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+            `X-Signature: ${'f'.repeat(64)}\r\nX-Hostile-Run: ${run}\r\n` +
+            'Content-Length: 65536\r\n\r\n{"id":1,"a',
+        );
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+      expect(answer.toLowerCase()).toContain('connection: close');
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('403 for a source outside the allowlist counts too', async () => {

@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { verifyPostbackSignature } from '../../src/ingress/postbackSignature.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  verifyPostbackSignature,
+  worthReserialising,
+} from '../../src/ingress/postbackSignature.js';
 
 const SECRET = 'current-secret-0123456789';
 const OLD_SECRET = 'previous-secret-0123456789';
@@ -68,5 +71,41 @@ describe('verifyPostbackSignature', () => {
         },
       ),
     );
+  });
+});
+
+describe('the compact fallback is bounded (it runs before anything is authenticated)', () => {
+  const compact = '{"id":1,"status":"PAGO","amount":"15000"}';
+  it.each([
+    ['a compact body', '{"id":1,"items":[{"a":1}]}', false],
+    ['whitespace only inside strings', '{"name":"Ana Maria\\tSilva"}', false],
+    ['whitespace between tokens', '{ "id": 1 }', true],
+    ['32 levels with whitespace', `${'['.repeat(32)} 1${']'.repeat(32)}`, true],
+    ['33 levels', `${'['.repeat(33)} 1${']'.repeat(33)}`, false],
+    ['brackets inside strings do not count', `{"x": "${'['.repeat(40)}"}`, true],
+    ['an escaped quote keeps the string open', '{"x":"a\\" [[[ "}', false],
+  ])('%s: re-serialise = %s', (_name, body, expected) => {
+    expect(worthReserialising(Buffer.from(body))).toBe(expected);
+  });
+
+  it('never parses a deeply nested body with a wrong signature', () => {
+    const body = Buffer.from(`${'[ '.repeat(20_000)}1${' ]'.repeat(20_000)}`);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(verifyPostbackSignature(body, 'ab'.repeat(32), [SECRET])).toBe(false);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('never parses a compact body with a wrong signature', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(verifyPostbackSignature(Buffer.from(compact), 'ab'.repeat(32), [SECRET])).toBe(false);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
