@@ -64,6 +64,8 @@ export const envSchema = z.object({
     .optional(),
   REDIS_PASSWORD: z.string().min(1).optional(),
   PORT: int(0, 65535).default(3000),
+  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_CACHE_SECONDS: int(0, 3600).default(10),
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: httpUrl.optional(),
   POSTBACK_SECRETS: csv.pipe(
@@ -136,6 +138,10 @@ export interface Config {
   /** Where BullMQ and the shared limits live: one node, a cluster, or a Sentinel set. */
   readonly redis: RedisTopology;
   readonly port: number;
+  /** /metrics and the admin UI on this port (same HOST) instead of the public one; null: PORT. */
+  readonly metricsPort: number | null;
+  /** Gauges read from Postgres and Redis are refreshed at most this often, whatever scrapes. */
+  readonly metricsCacheSeconds: number;
   readonly host: string;
   readonly publicUrl: string;
   readonly postbackSecrets: readonly string[];
@@ -259,6 +265,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     reportsDatabaseUrl: e.REPORTS_DATABASE_URL ?? e.DATABASE_URL,
     redis: redis as RedisTopology,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT ?? null,
+    metricsCacheSeconds: e.METRICS_CACHE_SECONDS,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     postbackSecrets: e.POSTBACK_SECRETS,

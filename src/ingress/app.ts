@@ -24,6 +24,8 @@ export interface HttpAppDeps {
   readonly ingest: IngestDeps | null;
   /** bull-board at /admin/queues, when ADMIN_TOKEN is set. */
   readonly admin: AdminBoardOptions | null;
+  /** Serve /metrics and the admin UI here (false on the public port when METRICS_PORT is set). */
+  readonly operations: boolean;
 }
 
 /**
@@ -77,16 +79,7 @@ export function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | nu
       });
     });
   });
-  app.get('/metrics', (_req, res) => {
-    void deps.metrics.registry.metrics().then(
-      (text) => void res.status(200).type(deps.metrics.registry.contentType).send(text),
-      (error: unknown) => {
-        deps.logger.warn({ err: error }, 'metrics scrape failed');
-        send(res, { status: 500, body: { error: 'metrics unavailable' } });
-      },
-    );
-  });
-  if (deps.admin) mountAdminBoard(app, deps.admin);
+  if (deps.operations) mountOperations(app, deps);
   app.use((_req, res) => send(res, NOT_FOUND));
   // Errors Express meets before any handler runs: in practice a path parameter it cannot
   // percent-decode (`/webhooks/<token>%zz`). Such a token equals no configured one: the same 404
@@ -101,6 +94,19 @@ export function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | nu
     send(res, { status: 500, body: { error: 'internal error' } });
   });
   return app;
+}
+
+function mountOperations(app: Express, deps: HttpAppDeps): void {
+  app.get('/metrics', (_req, res) => {
+    void deps.metrics.registry.metrics().then(
+      (text) => void res.status(200).type(deps.metrics.registry.contentType).send(text),
+      (error: unknown) => {
+        deps.logger.warn({ err: error }, 'metrics scrape failed');
+        send(res, { status: 500, body: { error: 'metrics unavailable' } });
+      },
+    );
+  });
+  if (deps.admin) mountAdminBoard(app, deps.admin);
 }
 
 function send(res: Response, answer: HttpAnswer): void {

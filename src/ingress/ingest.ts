@@ -149,9 +149,7 @@ type AuthFailure =
 function blockedSource(req: IncomingMessage, deps: IngestDeps): IngestOutcome | null {
   const limiter = deps.authFailures;
   if (!limiter) return null;
-  const retryAfterSeconds = limiter.retryAfterSeconds(
-    sourceAddressOf(req, deps.trustedProxyCount),
-  );
+  const retryAfterSeconds = limiter.retryAfterSeconds(sourceAddressOf(req, deps.trustedProxyCount));
   return retryAfterSeconds > 0 ? { kind: 'limited', retryAfterSeconds } : null;
 }
 

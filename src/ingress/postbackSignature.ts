@@ -34,7 +34,8 @@ export function worthReserialising(body: Buffer): boolean {
   for (let i = 0; i < body.length; i++) {
     const byte = body[i];
     if (inString) {
-      if (byte === 0x5c) i++; // backslash: skip the escaped byte
+      if (byte === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (byte === 0x22) inString = false;
       continue;
     }

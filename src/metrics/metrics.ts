@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { cachedSource } from './cachedSource.js';
 
 /** Values read at scrape time from the process's connections (null: this role has none). */
 export interface MetricSources {
@@ -36,8 +37,11 @@ export interface Metrics {
   readonly transitionsDropped: Counter;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
-  /** Connects the scrape-time gauges to this process's Postgres and queue. */
-  setSources(sources: MetricSources): void;
+  /**
+   * Connects the scrape-time gauges to this process's Postgres and queue; each source is read
+   * at most once per `cacheMs` however often /metrics is scraped.
+   */
+  setSources(sources: MetricSources, cacheMs: number): void;
 }
 
 export function createMetrics(
@@ -53,6 +57,12 @@ export function createMetrics(
   }
   const registers = [registry];
   let sources: MetricSources = {};
+  const sourceReads = new Counter({
+    name: 'paymirror_metric_source_reads_total',
+    help: 'Reads of Postgres and Redis for scrape-time gauges, by source (at most one per METRICS_CACHE_SECONDS each)',
+    labelNames: ['source'],
+    registers,
+  });
   const startedAt = Date.now();
   let lastAcceptedAt: number | null = null;
 
@@ -217,8 +227,15 @@ export function createMetrics(
     markAccepted() {
       lastAcceptedAt = Date.now();
     },
-    setSources(next) {
-      sources = next;
+    setSources(next, cacheMs) {
+      sources = Object.fromEntries(
+        Object.entries(next).map(([name, read]) => [
+          name,
+          cachedSource(read as () => Promise<unknown>, cacheMs, () =>
+            sourceReads.inc({ source: name }),
+          ),
+        ]),
+      ) as MetricSources;
     },
   };
 }

@@ -22,7 +22,8 @@ export function observePass(metrics: Metrics, summary: PassSummary): void {
 
 export async function inboxCountsByState(sql: Sql): Promise<Record<string, number>> {
   const rows = await sql<{ state: string; n: number }[]>`
-    select state, count(*)::int as n from inbox_events where state <> 'processed' group by state`;
+    select state, count(*)::int as n from inbox_events
+     where state in ('pending', 'quarantined', 'failed') group by state`;
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Config } from '../config/config.js';
 import { createDatabase } from '../db/client.js';
 import { storeRejected } from '../inbox/rejectedDeliveries.js';
@@ -12,7 +12,7 @@ import { spoolMacFor } from '../inbox/spoolMac.js';
 import { storeDelivery } from '../inbox/storeDelivery.js';
 import { drainSpool } from '../ingress/spoolDrainer.js';
 import { runPeriodically } from '../scheduler/periodic.js';
-import { createRequestListener } from '../ingress/app.js';
+import { createRequestListener, type HttpAppDeps } from '../ingress/app.js';
 import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js';
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
@@ -57,6 +57,8 @@ const STORE_TIMEOUT_MS = 5000;
 export interface RunningPaymirror {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
   readonly url: string;
+  /** Where /metrics and the admin UI are: `url`, or METRICS_PORT's server. */
+  readonly metricsUrl: string;
   readonly metrics: Metrics;
   /** Drains: stop accepting, finish in-flight requests and jobs, close every connection. */
   close(): Promise<void>;
@@ -220,16 +222,19 @@ export async function startPaymirror(
 
   // Every queue this process knows, the feed too: a feed nobody consumes must show.
   const observedQueues = [...laneQueueList(lanes), ...(transitions ? [transitions] : [])];
-  metrics.setSources({
-    oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
-    inboxCounts: () => inboxCountsByState(database.sql),
-    ...(spool ? { spoolPending: () => spool.pending() } : {}),
-    cashoutsUnresolved: () => unresolvedCashouts(database.sql),
-    queueCounts: () => queueCountsByName(observedQueues),
-    queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
-  });
+  metrics.setSources(
+    {
+      oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
+      inboxCounts: () => inboxCountsByState(database.sql),
+      ...(spool ? { spoolPending: () => spool.pending() } : {}),
+      cashoutsUnresolved: () => unresolvedCashouts(database.sql),
+      queueCounts: () => queueCountsByName(observedQueues),
+      queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
+    },
+    config.metricsCacheSeconds * 1000,
+  );
 
-  const listener = createRequestListener({
+  const httpDeps: HttpAppDeps = {
     metrics,
     logger,
     ingest,
@@ -266,29 +271,31 @@ export async function startPaymirror(
         };
       },
     },
-  });
-  const server = createServer(
-    {
-      headersTimeout: config.http.headersTimeoutMs,
-      requestTimeout: config.http.requestTimeoutMs,
-      // Node checks both timeouts only this often (default 30 s): well within the shorter one.
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.http.headersTimeoutMs / 4)),
-    },
-    listener,
-  );
-  server.listen(config.port, config.host);
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info({ url, roles: [...roles] }, 'paymirror started');
+    operations: config.metricsPort === null,
+  };
+  const server = await listen(createRequestListener(httpDeps), config.port, config);
+  // METRICS_PORT: /metrics and the admin UI apart from the public port (its probes too).
+  const operations =
+    config.metricsPort === null
+      ? null
+      : await listen(
+          createRequestListener({ ...httpDeps, ingest: null, operations: true }),
+          config.metricsPort,
+          config,
+        );
+  const url = urlOf(server);
+  const metricsUrl = operations ? urlOf(operations) : url;
+  logger.info({ url, metricsUrl, roles: [...roles] }, 'paymirror started');
 
   let closing: Promise<void> | null = null;
   return {
     url,
+    metricsUrl,
     metrics,
     close() {
       closing ??= (async () => {
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
+        if (operations) await closeServer(operations, config.shutdownTimeoutSeconds * 1000);
         // What the last requests left waiting is stored and enqueued before the pools close.
         await batched?.store.close();
         await batched?.enqueue.close();
@@ -306,6 +313,26 @@ export async function startPaymirror(
       return closing;
     },
   };
+}
+
+async function listen(listener: RequestListener, port: number, config: Config): Promise<Server> {
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      // Node checks both timeouts only this often (default 30 s): well within the shorter one.
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.http.headersTimeoutMs / 4)),
+    },
+    listener,
+  );
+  server.listen(port, config.host);
+  await once(server, 'listening');
+  return server;
+}
+
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 async function closeServer(server: Server, timeoutMs: number): Promise<void> {

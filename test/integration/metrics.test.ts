@@ -255,3 +255,63 @@ describe('/metrics after a known sequence of deliveries', () => {
     ).toBe(4);
   });
 });
+
+describe('cheap to observe', () => {
+  it('reads Postgres and Redis once per METRICS_CACHE_SECONDS, however many scrape', async () => {
+    const cachedQueue = createTestQueuePrefix();
+    const cached = await startTestPaymirror({
+      db,
+      queue: cachedQueue,
+      env: { METRICS_CACHE_SECONDS: '3600' },
+    });
+    try {
+      const scrape = async () => (await fetch(`${cached.metricsUrl}/metrics`)).text();
+      // Eight scrapers at once, then eight more one after another.
+      await Promise.all(Array.from({ length: 8 }, scrape));
+      for (let i = 0; i < 7; i++) await scrape();
+      const text = await scrape();
+      const reads = [
+        ...text.matchAll(/^paymirror_metric_source_reads_total\{source="(\w+)"\} (\d+)$/gm),
+      ];
+      expect(reads.map((read) => read[1]).sort()).toEqual(
+        [
+          'cashoutsUnresolved',
+          'inboxCounts',
+          'oldestPendingAgeSeconds',
+          'queueCounts',
+          'queueOldestAgeSeconds',
+          'spoolPending',
+        ].sort(),
+      );
+      for (const read of reads) expect(Number(read[2]), read[1]).toBe(1);
+      expect(text).toMatch(/^paymirror_inbox_rows\{state="pending"\} \d+$/m);
+    } finally {
+      await cached.close();
+      await cachedQueue.drop();
+    }
+  });
+
+  it('METRICS_PORT serves /metrics and the admin UI apart; the public port does not', async () => {
+    const apartQueue = createTestQueuePrefix();
+    const apart = await startTestPaymirror({
+      db,
+      queue: apartQueue,
+      env: { METRICS_PORT: '0', ADMIN_TOKEN: 'admin-token-0123456789abcdef' },
+    });
+    try {
+      expect(apart.metricsUrl).not.toBe(apart.url);
+      expect((await fetch(`${apart.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${apart.url}/admin/queues`)).status).toBe(404);
+      expect((await fetch(`${apart.url}/healthz`)).status).toBe(200);
+      expect((await apart.postback(postbackBody({ id: 99_101, status: 'PAGO' }))).status).toBe(200);
+      const metrics = await fetch(`${apart.metricsUrl}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/paymirror_deliveries_total/);
+      expect((await fetch(`${apart.metricsUrl}/admin/queues`)).status).toBe(401);
+      expect((await fetch(`${apart.metricsUrl}/postbacks`, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await apart.close();
+      await apartQueue.drop();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/config.js';
@@ -35,8 +35,9 @@ export async function startTestPaymirror(options: {
   env?: Record<string, string>;
   logger?: Logger;
 }): Promise<TestPaymirror> {
+  const spoolDir = mkdtempSync(join(tmpdir(), 'paymirror-spool-'));
   const config = parseConfig({
-    SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),
+    SPOOL_DIR: spoolDir,
     DATABASE_URL: options.db.url,
     REDIS_URL: options.queue.redisUrl,
     QUEUE_PREFIX: options.queue.prefix,
@@ -48,6 +49,8 @@ export async function startTestPaymirror(options: {
     SWEEP_INTERVAL_SECONDS: '1',
     JOB_BACKOFF_MS: '20',
     DB_POOL_MAX: '5',
+    // Tests read gauges right after what changes them; the cache has a test of its own.
+    METRICS_CACHE_SECONDS: '0',
     ...options.env,
   });
   const logger = options.logger ?? createLogger({ level: 'silent' });
@@ -66,6 +69,10 @@ export async function startTestPaymirror(options: {
   };
   return {
     ...running,
+    async close() {
+      await running.close();
+      rmSync(spoolDir, { recursive: true, force: true });
+    },
     post,
     postback(body, opts = {}) {
       const raw = opts.raw ?? JSON.stringify(body);
