@@ -4,6 +4,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Channel } from '../notifications/notification.js';
 import { ingestPostback, ingestWebhook, type IngestDeps } from './ingest.js';
 import { answerFor, type HttpAnswer, type IngestOutcome } from './outcome.js';
+import { createRejectionLog } from './rejectionLog.js';
 
 export interface NotificationRoutes {
   /** POST /postbacks: ingests and answers (never throws). */
@@ -26,6 +27,7 @@ export function createNotificationRoutes(
   // One counter child per label set, looked up by a string key instead of prom-client's
   // per-call label hashing.
   const counters = new Map<string, { inc(): void }>();
+  const rejections = createRejectionLog(logger);
   const count = (channel: Channel, outcome: IngestOutcome) => {
     const reason = outcome.kind === 'rejected' ? outcome.reason : '';
     const key = `${channel}|${outcome.kind}|${reason}`;
@@ -46,10 +48,11 @@ export function createNotificationRoutes(
   ) => {
     if (outcome.kind === 'rejected') {
       // The route, never the URL: a webhook URL carries the token.
-      logger.warn(
-        { route, channel, reason: outcome.reason, source: req.socket.remoteAddress },
-        'delivery rejected',
-      );
+      rejections.record(req.socket.remoteAddress ?? null, {
+        route,
+        channel,
+        reason: outcome.reason,
+      });
     }
     if (outcome.kind === 'accepted') metrics.markAccepted();
     count(channel, outcome);

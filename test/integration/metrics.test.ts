@@ -6,6 +6,7 @@ import {
   sign,
   webhookSaleBody,
 } from '../support/fixtures.js';
+import { createLogger } from '../../src/log/logger.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import {
   createTestDatabase,
@@ -312,6 +313,26 @@ describe('cheap to observe', () => {
     } finally {
       await apart.close();
       await apartQueue.drop();
+    }
+  });
+
+  it('a client sending hundreds of bad requests makes one log line, not hundreds', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    const noisyQueue = createTestQueuePrefix();
+    const noisy = await startTestPaymirror({ db, queue: noisyQueue, roles: 'ingress', logger });
+    try {
+      for (let i = 0; i < 200; i++) {
+        const answer = await noisy.post('/postbacks', 'not json', { 'content-type': 'text/plain' });
+        expect(answer.status).toBe(415);
+      }
+      expect(lines.filter((line) => line.msg === 'delivery rejected')).toHaveLength(1);
+    } finally {
+      await noisy.close();
+      await noisyQueue.drop();
     }
   });
 });
