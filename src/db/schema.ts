@@ -172,7 +172,7 @@ export const inboxEvents = pgTable(
     resourceType: text('resource_type'),
     resourceId: bigint('resource_id', { mode: 'number' }),
     notifiedStatus: text('notified_status'),
-    /** `sale:{id}:{status}`, `withdrawal:{id}:{status}:{updatedAt}`, or `sha256:{hex}`. */
+    /** `sale:{id}:{status}`, `withdrawal:{id}:{status}:{updatedAt}`, or `sha256:{hex}` of the compact JSON (quarantined). */
     eventKey: text('event_key').notNull(),
     rawBody: bytea('raw_body').notNull(),
     payload: jsonb('payload'),

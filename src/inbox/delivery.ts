@@ -46,10 +46,33 @@ export function buildDelivery(input: {
     headers: keptHeaders(input.headers),
     sourceAddress: input.sourceAddress,
     bodySha256,
-    eventKey: parsed.ok ? eventKeyOf(parsed.notice) : `sha256:${bodySha256}`,
+    eventKey: parsed.ok
+      ? eventKeyOf(parsed.notice)
+      : quarantineKey(input.payload, payloadJson, bodySha256),
     notice: parsed.ok ? parsed.notice : null,
     quarantineReason: parsed.ok ? null : parsed.reason,
   };
+}
+
+/**
+ * A delivery that cannot be understood is deduped on its compact JSON, so one captured signed
+ * body re-sent with different whitespace is one quarantined row, not one per variant; on the
+ * raw bytes only when even that cannot be made.
+ */
+function quarantineKey(
+  payload: Record<string, unknown>,
+  payloadJson: string | null,
+  bodySha256: string,
+): string {
+  let compact = payloadJson;
+  if (compact === null) {
+    try {
+      compact = JSON.stringify(payload) ?? null;
+    } catch {
+      compact = null; // nested too deep for the stack: the raw bytes it is
+    }
+  }
+  return `sha256:${compact === null ? bodySha256 : createHash('sha256').update(compact).digest('hex')}`;
 }
 
 function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -383,3 +383,25 @@ describe('health', () => {
     expect(WEBHOOK_TOKEN.length).toBeGreaterThanOrEqual(16);
   });
 });
+
+describe('quarantine', () => {
+  it('one captured signed body in whitespace variants is one quarantined row', async () => {
+    const body = { ...postbackBody({ id: 3901, status: 'PAGO' }), status: 'NOT_A_STATUS' };
+    const compact = JSON.stringify(body);
+    const variants = [compact, JSON.stringify(body, null, 2), JSON.stringify(body, null, '\t')];
+    const answers = [];
+    for (const raw of variants) {
+      answers.push(await app.postback(null, { raw, signature: sign(compact) }));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => answer.body.status)).toEqual([
+      'quarantined',
+      'duplicate',
+      'duplicate',
+    ]);
+    const rows = await db.database.sql`
+      select count(*)::int as n, max(delivery_count) as deliveries from inbox_events
+       where state = 'quarantined' and payload->>'id' = '3901'`;
+    expect(rows).toEqual([{ n: 1, deliveries: 3 }]);
+  });
+});
