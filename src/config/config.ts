@@ -117,6 +117,7 @@ export const envSchema = z.object({
   TRANSITIONS_MAX_BACKLOG: int(100, 10_000_000).default(50_000),
   REJECTS_MAX_ROWS: int(0, 10_000_000).default(10_000),
   REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
+  INBOX_RETENTION_DAYS: int(0, 36500).default(90),
   SPOOL_DIR: z.string().min(1).default('data/spool'),
   SPOOL_MAX_MB: int(1, 1024 * 1024).default(1024),
   HEADERS_TIMEOUT_MS: int(500, 600_000).default(5_000),
@@ -169,6 +170,11 @@ export interface Config {
     readonly maxBacklog: number;
   };
   readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
+  /**
+   * Processed inbox rows older than this, and dedupe keys past their window, are deleted by the
+   * scheduler; 0: it deletes neither (`paymirror prune` by hand).
+   */
+  readonly inboxRetentionDays: number;
   readonly spool: { readonly dir: string; readonly maxBytes: number };
   /** Slow clients: the whole header section, and the whole request, must arrive within these. */
   readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number };
@@ -292,6 +298,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxBacklog: e.TRANSITIONS_MAX_BACKLOG,
     },
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
+    inboxRetentionDays: e.INBOX_RETENTION_DAYS,
     adminToken: e.ADMIN_TOKEN ?? null,
     adminWrite: e.ADMIN_WRITE,
     unconfirmedWebhooks: e.UNCONFIRMED_WEBHOOKS ?? null,

@@ -17,33 +17,56 @@ export async function pruneOld(
   olderThanSeconds: number,
   batchSize = 1000,
 ): Promise<PruneSummary> {
+  return {
+    dedupeKeys: await pruneDedupeKeys(sql, olderThanSeconds, batchSize),
+    inboxRows: await pruneProcessedInbox(sql, olderThanSeconds, batchSize),
+    rejected: await pruneRejected(sql, olderThanSeconds, batchSize),
+  };
+}
+
+/** Dedupe keys first received longer ago than this (past the window they decide nothing). */
+export function pruneDedupeKeys(sql: Sql, olderThanSeconds: number, batchSize = 1000) {
   const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
-  const dedupeKeys = await inBatches(
+  return inBatches(
+    batchSize,
     () => sql`
     delete from inbox_dedupe_keys where ctid in (
       select ctid from inbox_dedupe_keys where first_received_at < ${cutoff} limit ${batchSize})`,
   );
-  const inboxRows = await inBatches(
+}
+
+/** Processed inbox rows older than this; rows that still need someone are never touched. */
+export function pruneProcessedInbox(sql: Sql, olderThanSeconds: number, batchSize = 1000) {
+  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
+  return inBatches(
+    batchSize,
     () => sql`
     delete from inbox_events where id in (
       select id from inbox_events
        where state = 'processed' and coalesce(processed_at, received_at) < ${cutoff}
        order by id limit ${batchSize})`,
   );
-  const rejected = await inBatches(
+}
+
+function pruneRejected(sql: Sql, olderThanSeconds: number, batchSize: number) {
+  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
+  return inBatches(
+    batchSize,
     () => sql`
     delete from rejected_deliveries where id in (
       select id from rejected_deliveries where received_at < ${cutoff} order by id limit ${batchSize})`,
   );
-  return { inboxRows, dedupeKeys, rejected };
+}
 
-  async function inBatches(statement: () => Promise<{ count: number }>): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const { count } = await statement();
-      total += count;
-      if (count < batchSize) return total;
-    }
+async function inBatches(
+  batchSize: number,
+  statement: () => Promise<{ count: number }>,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { count } = await statement();
+    total += count;
+    if (count < batchSize) return total;
   }
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { startTransitionPoster } from '../feed/transitionPoster.js';
 import { startTransitionPublisher, type TransitionQueue } from '../feed/transitionPublisher.js';
 import type { GatewayClient } from '../gateway/index.js';
+import { pruneDedupeKeys, pruneProcessedInbox } from '../inbox/prune.js';
 import { trimRejected } from '../inbox/rejectedDeliveries.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -25,7 +26,8 @@ export interface SchedulerRoleDeps {
   readonly logger: Logger;
 }
 
-const TRIM_INTERVAL_MS = 60_000;
+/** How often the scheduler applies the retention settings (REJECTS_*, INBOX_RETENTION_DAYS). */
+const RETENTION_INTERVAL_MS = 60_000;
 
 /**
  * The scheduler role: the sweeper, reconciliation passes, the transition feed and the rejects
@@ -51,13 +53,21 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
   stops.push(() => sweeper.stop());
 
   const trim = runPeriodically(
-    'trim rejected deliveries',
+    'retention',
     async () => {
       const removed = await trimRejected(database.sql, config.rejects);
       if (removed > 0) logger.info({ removed }, 'rejected deliveries trimmed');
+      // Retention runs itself: keys past the dedupe window decide nothing any more, and
+      // processed inbox rows go after INBOX_RETENTION_DAYS.
+      if (config.inboxRetentionDays === 0) return { again: false };
+      const dedupeKeys = await pruneDedupeKeys(database.sql, config.dedupeWindowHours * 3600);
+      const inboxRows = await pruneProcessedInbox(database.sql, config.inboxRetentionDays * 86_400);
+      if (dedupeKeys + inboxRows > 0) {
+        logger.info({ dedupeKeys, inboxRows }, 'retention: expired rows deleted');
+      }
       return { again: false };
     },
-    TRIM_INTERVAL_MS,
+    RETENTION_INTERVAL_MS,
     logger,
   );
   stops.push(() => trim.stop());

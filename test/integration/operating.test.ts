@@ -21,7 +21,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   queue = createTestQueuePrefix();
   // Retention trimming off: the prune test back-dates rows and must be the one to delete them.
-  app = await startTestPaymirror({ db, queue, env: { ADMIN_TOKEN, REJECTS_MAX_AGE_DAYS: '3650' } });
+  app = await startTestPaymirror({
+    db,
+    queue,
+    env: { ADMIN_TOKEN, REJECTS_MAX_AGE_DAYS: '3650', INBOX_RETENTION_DAYS: '0' },
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -298,6 +302,46 @@ describe('admin UI', () => {
       expect((await fetch(`${other.url}/admin/queues`)).status).toBe(404);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('retention runs itself', () => {
+  it('the scheduler deletes processed rows past INBOX_RETENTION_DAYS and keys past the dedupe window', async () => {
+    const kept = await app.postback(postbackBody({ id: 9601, status: 'PAGO' }));
+    const old = await app.postback(postbackBody({ id: 9602, status: 'PAGO' }));
+    await waitFor(async () => (await state(old.body.id as number)) === 'processed');
+    await waitFor(async () => (await state(kept.body.id as number)) === 'processed');
+    await sql()`update inbox_events set processed_at = now() - interval '31 days',
+                                        received_at = now() - interval '31 days'
+                 where id = ${old.body.id as number}`;
+    await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '25 hours'
+                 where inbox_event_id = ${old.body.id as number}`;
+
+    // Nobody runs prune: a scheduler with a 30-day retention does it on its own.
+    const retentionQueue = createTestQueuePrefix();
+    const scheduler = await startTestPaymirror({
+      db,
+      queue: retentionQueue,
+      roles: 'scheduler',
+      env: { INBOX_RETENTION_DAYS: '30' },
+    });
+    try {
+      await waitFor(
+        async () => ((await state(old.body.id as number)) === undefined ? true : undefined),
+        {
+          what: 'the expired inbox row deleted',
+        },
+      );
+      const keys = await sql()`select inbox_event_id from inbox_dedupe_keys
+                                where inbox_event_id in (${old.body.id as number}, ${kept.body.id as number})`;
+      expect(keys.map((key) => Number(key.inbox_event_id))).toEqual([kept.body.id]);
+      expect(await state(kept.body.id as number)).toBe('processed');
+      const [sale] = await sql()`select status from sales where id = 9602`;
+      expect(sale?.status).toBe('PAGO');
+    } finally {
+      await scheduler.close();
+      await retentionQueue.drop();
     }
   });
 });
