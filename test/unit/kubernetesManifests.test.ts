@@ -1,0 +1,128 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { envSchema } from '../../src/config/config.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
+import { ROLES } from '../../src/runtime/roles.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
+type Doc = any;
+
+const DIR = 'deploy/kubernetes';
+const docs: { file: string; doc: Doc }[] = readdirSync(DIR)
+  .filter((file) => file.endsWith('.yaml'))
+  .flatMap((file) =>
+    parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((parsed) => {
+      expect(parsed.errors, file).toEqual([]);
+      return { file, doc: parsed.toJS() as Doc };
+    }),
+  );
+const ofKind = (kind: string) => docs.filter(({ doc }) => doc?.kind === kind).map(({ doc }) => doc);
+const workloads = [...ofKind('Deployment'), ...ofKind('StatefulSet')];
+const component = (doc: Doc): string =>
+  doc.spec.template.metadata.labels['app.kubernetes.io/component'];
+const workloadOf = (role: string) => workloads.find((doc) => component(doc) === role);
+const SECRETS = [
+  'DATABASE_URL',
+  'REPORTS_DATABASE_URL',
+  'POSTBACK_SECRETS',
+  'WEBHOOK_TOKENS',
+  'GATEWAY_PUBLIC_KEY',
+  'GATEWAY_PRIVATE_KEY',
+  'ADMIN_TOKEN',
+  'REDIS_PASSWORD',
+];
+
+describe('deploy/kubernetes', () => {
+  it('has one workload per role, each running that role', () => {
+    expect(workloads.map(component).sort()).toEqual([...ROLES].sort());
+    for (const role of ROLES) {
+      const [container] = workloadOf(role).spec.template.spec.containers;
+      expect(container.args, role).toEqual(expect.arrayContaining(['start', '--role', role]));
+    }
+  });
+
+  it.each(ROLES)('%s: probes on /healthz and /readyz, resources, a locked-down context', (role) => {
+    const pod = workloadOf(role).spec.template.spec;
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+    for (const container of pod.containers) {
+      const probes = [container.startupProbe, container.readinessProbe, container.livenessProbe];
+      expect(container.readinessProbe, 'readiness').toBeDefined();
+      expect(container.livenessProbe?.httpGet?.path, 'liveness').toBe('/healthz');
+      const paths = probes.flatMap((probe) => (probe ? [probe.httpGet.path] : []));
+      expect(paths).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
+      for (const kind of ['requests', 'limits']) {
+        expect(container.resources[kind].cpu, `${kind}.cpu`).toBeDefined();
+        expect(container.resources[kind].memory, `${kind}.memory`).toBeDefined();
+      }
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+    }
+  });
+
+  it('a PodDisruptionBudget selects every workload', () => {
+    for (const workload of workloads) {
+      const labels = workload.spec.template.metadata.labels;
+      const budget = ofKind('PodDisruptionBudget').find((pdb) =>
+        Object.entries(pdb.spec.selector.matchLabels).every(([k, v]) => labels[k] === v),
+      );
+      expect(budget, workload.metadata.name).toBeDefined();
+    }
+  });
+
+  it('the ingress is a StatefulSet whose spool is a persistent volume, scaled on CPU', () => {
+    const ingress = workloadOf('ingress');
+    expect(ingress.kind).toBe('StatefulSet');
+    const [container] = ingress.spec.template.spec.containers;
+    const spoolDir = container.env.find((e: Doc) => e.name === 'SPOOL_DIR')?.value;
+    expect(spoolDir).toBeTruthy();
+    const claims = ingress.spec.volumeClaimTemplates.map((claim: Doc) => claim.metadata.name);
+    const mount = container.volumeMounts.find((m: Doc) => m.mountPath === spoolDir);
+    expect(claims).toContain(mount?.name);
+    const [hpa] = ofKind('HorizontalPodAutoscaler');
+    expect(hpa.spec.scaleTargetRef).toMatchObject({
+      kind: 'StatefulSet',
+      name: ingress.metadata.name,
+    });
+    expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
+  });
+
+  it('workers scale with KEDA on a queue-depth metric paymirror exports', async () => {
+    const [scaled] = ofKind('ScaledObject');
+    expect(scaled.spec.scaleTargetRef.name).toBe(workloadOf('worker').metadata.name);
+    const [trigger] = scaled.spec.triggers;
+    expect(trigger.type).toBe('prometheus');
+    const exported = (await createMetrics().registry.getMetricsAsJSON()).map((m) => m.name);
+    const named = [...String(trigger.metadata.query).matchAll(/paymirror_[a-z_]+/g)].map(
+      (m) => m[0],
+    );
+    expect(named.length).toBeGreaterThan(0);
+    for (const name of named) expect(exported).toContain(name);
+  });
+
+  it('holds no secret: only references to the Secret, and only known settings', () => {
+    expect(ofKind('Secret')).toEqual([]);
+    const known = Object.keys(envSchema.shape);
+    for (const config of ofKind('ConfigMap')) {
+      for (const name of Object.keys(config.data)) {
+        expect(known, name).toContain(name);
+        expect(SECRETS, name).not.toContain(name);
+      }
+    }
+    for (const workload of [...workloads, ...ofKind('Job')]) {
+      for (const container of workload.spec.template.spec.containers) {
+        for (const env of container.env ?? []) {
+          expect(SECRETS, `${workload.metadata.name}: ${env.name}`).not.toContain(env.name);
+        }
+        expect(container.envFrom).toEqual(
+          expect.arrayContaining([{ secretRef: { name: 'paymirror-secrets' } }]),
+        );
+      }
+    }
+  });
+});
