@@ -201,10 +201,19 @@ async function someReplica(ports: readonly number[]): Promise<number> {
   throw new Error('no replica in the cluster');
 }
 
+/** Every node says the cluster is ok and sees half of the nodes as masters, half as replicas. */
 async function waitForClusterOk(ports: readonly number[]): Promise<void> {
   await waitUntil(async () => {
     const infos = await Promise.all(ports.map((port) => command(port, ['CLUSTER', 'INFO'])));
-    return infos.every((info) => String(info).includes('cluster_state:ok'));
+    if (!infos.every((info) => String(info).includes('cluster_state:ok'))) return false;
+    const views = await Promise.all(ports.map((port) => command(port, ['CLUSTER', 'NODES'])));
+    return views.every((view) => {
+      const flags = String(view)
+        .split('\n')
+        .map((line) => line.split(' ')[2] ?? '');
+      const count = (role: string) => flags.filter((f) => f.split(',').includes(role)).length;
+      return count('master') === ports.length / 2 && count('slave') === ports.length / 2;
+    });
   }, 30_000);
 }
 
