@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { DEMO_FAULTS, demoOptionsSchema } from '../demo/options.js';
-import { exitOnError } from './environment.js';
+import { environment, exitOnError } from './environment.js';
 
 const DEFAULT_DEMO_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror_demo';
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror';
@@ -52,7 +52,7 @@ export function registerDemoCommand(program: Command): void {
         `emptied), REDIS_URL (default ${DEFAULT_REDIS_URL}), DEMO_LOG_LEVEL (default silent; e.g. warn to see paymirror's warnings on stderr).\n`,
     )
     .action(async (flags: DemoFlags) => {
-      const env = parseOrExit(demoEnvSchema, process.env, 'environment');
+      const env = parseOrExit(demoEnvSchema, environment(), 'environment');
       const options = parseOrExit(demoOptionsSchema, flags, 'options');
       if (sameDatabase(env.DEMO_DATABASE_URL, env.DATABASE_URL)) {
         process.stderr.write(

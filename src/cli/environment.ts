@@ -1,9 +1,18 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { ConfigError, parseConfig, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../log/logger.js';
 
-/** The CLI is the one place that reads process.env. */
+/** The CLI is the one place that reads process.env (and `.env`: see docs/configuration.md). */
 export function loadConfig(): Config {
-  return parseConfig(process.env);
+  return parseConfig(environment());
+}
+
+/** `.env` in the working directory, under the real environment: what is set there wins. */
+export function environment(): Record<string, string | undefined> {
+  const file = '.env';
+  if (!existsSync(file)) return process.env;
+  return { ...parseEnv(readFileSync(file, 'utf8')), ...process.env };
 }
 
 export function loggerFor(config: Config): Logger {

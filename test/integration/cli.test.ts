@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -339,6 +339,25 @@ function withDatabaseName(url: string, name: string): string {
   parsed.pathname = `/${name}`;
   return parsed.toString();
 }
+
+describe('a .env file', () => {
+  it('is read from the working directory, and the real environment wins over it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paymirror-dotenv-'));
+    writeFileSync(
+      join(dir, '.env'),
+      `# local settings\nDATABASE_URL=postgres://postgres@127.0.0.1:1/from-dotenv\nLOG_LEVEL=silent\n`,
+    );
+    try {
+      const fromFile = runCli(['inbox', 'list'], { REDIS_URL: queue.redisUrl }, { cwd: dir });
+      expect((await fromFile.exited).code).toBe(1);
+      expect(fromFile.output()).toContain('cannot reach Postgres at 127.0.0.1:1');
+      const overridden = runCli(['inbox', 'list'], { DATABASE_URL: db.url }, { cwd: dir });
+      expect((await overridden.exited).code, overridden.output()).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('only migrate and start change the schema', () => {
   async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

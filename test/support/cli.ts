@@ -15,10 +15,15 @@ export interface CliRun {
 }
 
 /** Runs bin/paymirror as a user would, with only the environment given (plus PATH/HOME). */
-export function runCli(args: string[], env: Record<string, string>): CliRun {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): CliRun {
   const child = spawn(BIN, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   let text = '';
   let stdout = '';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { envSchema } from '../../src/config/config.js';
 
 interface ComposeService {
+  env_file?: { path: string; required: boolean }[];
   environment?: Record<string, string>;
   ports?: string[];
 }
@@ -31,5 +32,9 @@ describe('docker-compose.yml', () => {
   it('passes only settings paymirror knows', () => {
     const known = Object.keys(envSchema.shape);
     for (const name of Object.keys(paymirror.environment ?? {})) expect(known).toContain(name);
+  });
+
+  it('takes every other setting from an optional .env file', () => {
+    expect(paymirror.env_file).toEqual([{ path: '.env', required: false }]);
   });
 });

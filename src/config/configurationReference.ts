@@ -1,0 +1,53 @@
+import { envSchema, type Env } from './config.js';
+import { SETTING_DOCS } from './settingDocs.js';
+
+/** docs/configuration.md, from the schema and SETTING_DOCS: the one reference, never hand-edited. */
+export function renderConfigurationReference(): string {
+  const defaults = envSchema.parse({}) as Record<string, unknown>;
+  const groups = new Map<string, (keyof Env)[]>();
+  for (const name of Object.keys(SETTING_DOCS) as (keyof Env)[]) {
+    const { group } = SETTING_DOCS[name];
+    groups.set(group, [...(groups.get(group) ?? []), name]);
+  }
+  const sections = [...groups].map(([group, names]) =>
+    [
+      `## ${group}`,
+      '',
+      '| Variable | Default | Meaning |',
+      '| --- | --- | --- |',
+      ...names.map(
+        (name) =>
+          `| \`${name}\` | ${shownDefault(name, defaults[name])} | ${SETTING_DOCS[name].meaning} |`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  return [
+    '<!-- Generated from src/config/config.ts and src/config/settingDocs.ts by `npm run docs:config`. Do not edit: a test fails when this file and the schema drift. -->',
+    '',
+    '# Configuration',
+    '',
+    'Every setting is an environment variable, parsed once at start by one schema: a bad value',
+    'stops the process with one message naming every bad variable. A `.env` file in the working',
+    'directory is read too (`KEY=value` lines); a variable set in the real environment wins over',
+    'the file, and the file over the defaults below. An empty value counts as unset.',
+    '',
+    ...sections,
+    '## Outside the process',
+    '',
+    '| Variable | Default | Meaning |',
+    '| --- | --- | --- |',
+    "| `DEMO_DATABASE_URL` | `postgres://postgres@127.0.0.1:5432/paymirror_demo` | The demo's own database (emptied at each run) |",
+    "| `DEMO_LOG_LEVEL` | `silent` | The demo's paymirror log level (e.g. `warn`), on stderr |",
+    '| `PAYMIRROR_MAX_OLD_SPACE_MB` | `512` | V8 heap limit `bin/paymirror` starts node with |',
+    '| `PAYMIRROR_BIND` | `127.0.0.1` | docker-compose: the address the port is published on (`0.0.0.0` to expose it) |',
+    '',
+  ].join('\n');
+}
+
+function shownDefault(name: keyof Env, value: unknown): string {
+  const override = SETTING_DOCS[name].shownDefault;
+  if (override !== undefined) return override.startsWith('—') ? override : `\`${override}\``;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return '—';
+  return `\`${String(value)}\``;
+}
