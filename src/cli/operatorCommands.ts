@@ -29,7 +29,7 @@ export function registerOperatorCommands(program: Command): void {
       `\nEvery attempt is recorded before it is sent (paymirror cashouts list). Exit codes: 0 paid
 (the withdrawal is printed, with the attempt id), 1 refused by the gateway (nothing paid),
 ${EXIT_OUTCOME_UNKNOWN} outcome unknown (a time-out, a dropped connection, a 5xx or an answer that does not
-decode): it may have been paid, so do not send it again before checking (see README, "Cashouts").`,
+decode): it may have been paid, so do not send it again before checking (see docs/operating.md, "Cashouts").`,
     )
     .option('--dry-run', 'check everything and print the request; send and record nothing')
     .action(async (options: CashoutOptions) => {

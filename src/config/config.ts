@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 
 /**
- * Every environment variable paymirror reads (README, "Configuration"), parsed once by the entry
+ * Every environment variable paymirror reads (docs/configuration.md), parsed once by the entry
  * points. Nothing else reads process.env: modules get what they need as arguments.
  */
 

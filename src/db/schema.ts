@@ -322,7 +322,7 @@ export const rejectedDeliveries = pgTable(
  * paid, and only this row says it was sent. `outcome`: pending (sent, no answer yet), succeeded
  * (withdrawal_id known), rejected (the gateway refused it: nothing paid), unknown (may have
  * paid: check before sending again), not_paid (an operator checked an unknown one: nothing
- * paid). See README, "Cashouts".
+ * paid). See docs/operating.md, "Cashouts".
  */
 export const cashoutAttempts = pgTable(
   'cashout_attempts',

@@ -482,6 +482,6 @@ function nextSteps(databaseUrl: string): string {
     `  ${env} bin/paymirror report disputes     every MED and chargeback, how each ended\n` +
     `  ${env} bin/paymirror report daily        totals per day, method and status\n` +
     `  ${env} bin/paymirror inbox list          the notifications as received\n` +
-    `  and to run it for real: README, "URLs to configure at the gateway" and "Configuration".\n`
+    `  and to run it for real: README, "URLs to configure at the gateway", and docs/configuration.md.\n`
   );
 }

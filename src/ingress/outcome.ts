@@ -30,7 +30,7 @@ export interface HttpAnswer {
 
 export const NOT_FOUND: HttpAnswer = { status: 404, body: { error: 'not found' } };
 
-/** The README's "HTTP answers" table. */
+/** The "HTTP answers" table of docs/receiving.md. */
 export function answerFor(outcome: IngestOutcome): HttpAnswer {
   switch (outcome.kind) {
     case 'accepted':

@@ -20,7 +20,7 @@ export const RECONCILE_JOB = 'reconcile-pass';
 
 /**
  * The transition feed for the seller's other systems: one job per status_history row, job id
- * `transition-{history id}`, added in history order. See README, "Transition feed".
+ * `transition-{history id}`, added in history order. See docs/operating.md, "Transition feed".
  */
 export const TRANSITIONS_QUEUE = 'paymirror-transitions';
 export const TRANSITION_JOB = 'transition';

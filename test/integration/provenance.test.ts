@@ -17,7 +17,7 @@ import {
   type TestQueuePrefix,
 } from '../support/services.js';
 
-// Who may assert what in the mirror (README, "The gateway is the truth"): signed postbacks,
+// Who may assert what in the mirror (docs/reconciliation.md): signed postbacks,
 // webhooks the gateway's GET confirmed, and gateway reads no older than the row.
 
 /** What the proxy in front of the sandbox answers instead of it, while set. */
