@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { ConfigError, parseConfig, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../log/logger.js';
 
@@ -15,9 +17,19 @@ export function environment(): Record<string, string | undefined> {
   return { ...parseEnv(readFileSync(file, 'utf8')), ...process.env };
 }
 
-export function loggerFor(config: Config): Logger {
+/**
+ * Logs are JSON lines (for machines) unless they go to a terminal, where pino-pretty makes
+ * them readable; secrets are scrubbed before either.
+ */
+export function loggerFor(config: Config, fd: 1 | 2 = 1): Logger {
+  const terminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   return createLogger({
     level: config.logLevel,
+    ...(terminal
+      ? { destination: pretty({ destination: fd, colorize: true, translateTime: 'SYS:isoTime' }) }
+      : fd === 2
+        ? { destination: pino.destination(2) }
+        : {}),
     secrets: [
       ...config.postbackSecrets,
       ...config.webhookTokens,

@@ -1,14 +1,13 @@
-import { pino } from 'pino';
 import type { Config, RedisTopology } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
 import { requirePostgres } from '../runtime/dependencies.js';
 import type { GatewayClient } from '../gateway/index.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import type { Logger } from '../log/logger.js';
 import { gatewayClientFor } from '../runtime/gatewayClient.js';
 import { createProducerRedis, settle, type RedisClient } from '../runtime/redis.js';
-import { loadConfig } from './environment.js';
+import { loadConfig, loggerFor } from './environment.js';
 
 export interface GatewayContext {
   readonly config: Config;
@@ -31,11 +30,7 @@ export async function withGatewayContext<T>(
     ]);
   }
   // Logs go to stderr: stdout carries the command's own answer.
-  const logger = createLogger({
-    level: config.logLevel,
-    secrets: [config.gateway?.privateKey ?? '', config.gateway?.publicKey ?? ''],
-    destination: pino.destination(2),
-  });
+  const logger = loggerFor(config, 2);
   if (!budget.redis) {
     logger.warn(
       'Redis cannot be reached: this command paces its gateway calls alone, outside the budget the running paymirror shares (GATEWAY_MAX_RPS)',

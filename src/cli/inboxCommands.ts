@@ -1,7 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReplaySelection } from '../inbox/inboxQueries.js';
 import { exitOnError } from './environment.js';
-import { formatOption, formatTable, parseDuration, print, type OutputFormat } from './format.js';
+import {
+  formatOption,
+  parseDuration,
+  printRecords,
+  printResult,
+  type OutputFormat,
+} from './format.js';
 import { parseId } from './reconcileCommands.js';
 
 /** What the inbox commands run, loaded when one of them runs (not for the other commands). */
@@ -62,7 +68,7 @@ export function registerInboxCommands(program: Command): void {
               ...(options.resource ? { resource: options.resource } : {}),
             }),
           );
-          print(options.format, rows, () => formatTable(rows));
+          printRecords(options.format, rows);
         })(),
     );
   inbox
@@ -136,7 +142,7 @@ export function registerInboxCommands(program: Command): void {
              order by id desc limit ${options.limit}`;
         });
         const plain = rows.map((row) => ({ ...row, id: Number(row.id) }));
-        print(options.format, plain, () => formatTable(plain));
+        printRecords(options.format, plain);
       })(),
     );
   rejected
@@ -144,7 +150,8 @@ export function registerInboxCommands(program: Command): void {
     .description(
       'check kept rejections against the current secrets and tokens; move the ones that pass into the inbox',
     )
-    .action(async () =>
+    .addOption(formatOption())
+    .action(async (options: { format: OutputFormat }) =>
       run(async () => {
         const {
           createSourceAllowlist,
@@ -169,8 +176,12 @@ export function registerInboxCommands(program: Command): void {
           );
           return result;
         });
-        process.stdout.write(
-          `checked ${summary.checked}, moved to the inbox ${summary.moved}, still rejected ${summary.stillRejected}\n`,
+        const { checked, moved, stillRejected } = summary;
+        printResult(
+          options.format,
+          { checked, moved, stillRejected },
+          () =>
+            `checked ${checked}, moved to the inbox ${moved}, still rejected ${stillRejected}\n`,
         );
       })(),
     );

@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { registerDemoCommand } from './demoCommand.js';
 import { registerInboxCommands } from './inboxCommands.js';
 import { registerMaintenanceCommands } from './maintenanceCommands.js';
@@ -14,7 +15,11 @@ const program = new Command()
   .description(
     'Receives the gateway notifications and keeps a true Postgres mirror of sales and withdrawals.',
   )
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version')
+  .showHelpAfterError()
+  // Exit codes: 0 done, 1 failed, 2 the command line (or the configuration) is wrong, 3 a
+  // cashout whose outcome is unknown. Commander's own parse errors exit 2 like ours.
+  .exitOverride();
 
 registerStartCommand(program);
 registerMigrateCommand(program);
@@ -26,4 +31,14 @@ registerOperatorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exit(error.exitCode === 0 ? 0 : 2);
+}
+
+function packageVersion(): string {
+  const manifest = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { exitOnError, loadConfig } from './environment.js';
-import { formatTable, parseDuration } from './format.js';
+import {
+  formatOption,
+  parseDuration,
+  printRecords,
+  printResult,
+  type OutputFormat,
+} from './format.js';
 
 export function registerMaintenanceCommands(program: Command): void {
   program
@@ -8,7 +14,8 @@ export function registerMaintenanceCommands(program: Command): void {
     .description(
       'check config, Postgres, Redis, migrations and gateway keys; print the URLs to configure',
     )
-    .action(async () => {
+    .addOption(formatOption())
+    .action(async (options: { format: OutputFormat }) => {
       try {
         const config = loadConfig();
         const [{ runChecks }, { gatewayClientFor }, { createDatabase }, { createProbeRedis }] =
@@ -34,11 +41,13 @@ export function registerMaintenanceCommands(program: Command): void {
           redis.disconnect();
           await database.close();
         }
-        process.stdout.write(formatTable(checks, ['name', 'status', 'detail']));
-        process.stdout.write(
-          `\nURLs to configure at the gateway:\n  postbackUrl (per sale):    ${config.publicUrl}/postbacks\n` +
-            `  permanent webhook:         ${config.publicUrl}/webhooks/<one of WEBHOOK_TOKENS>\n`,
-        );
+        printRecords(options.format, checks, ['name', 'status', 'detail']);
+        if (options.format === 'table') {
+          process.stdout.write(
+            `\nURLs to configure at the gateway:\n  postbackUrl (per sale):    ${config.publicUrl}/postbacks\n` +
+              `  permanent webhook:         ${config.publicUrl}/webhooks/<one of WEBHOOK_TOKENS>\n`,
+          );
+        }
         if (checks.some((c) => c.status === 'fail')) process.exit(1);
       } catch (error) {
         exitOnError(error);
@@ -52,7 +61,8 @@ export function registerMaintenanceCommands(program: Command): void {
     )
     .requiredOption('--older-than <duration>', 'e.g. 90d', parseDuration)
     .option('--dry-run', 'count what would be deleted; delete nothing')
-    .action(async (options: { olderThan: number; dryRun?: boolean }) => {
+    .addOption(formatOption())
+    .action(async (options: { olderThan: number; dryRun?: boolean; format: OutputFormat }) => {
       try {
         const [{ pruneOld, countPrunable }, { withDatabase }] = await Promise.all([
           import('../inbox/prune.js'),
@@ -61,8 +71,11 @@ export function registerMaintenanceCommands(program: Command): void {
         const summary = await withDatabase(({ database }) =>
           (options.dryRun ? countPrunable : pruneOld)(database.sql, options.olderThan),
         );
-        process.stdout.write(
-          `${options.dryRun ? 'would prune' : 'pruned'} ${summary.inboxRows} processed inbox row(s), ${summary.dedupeKeys} dedupe key(s), ${summary.rejected} rejected deliver(ies)\n`,
+        printResult(
+          options.format,
+          { dryRun: options.dryRun === true, ...summary },
+          () =>
+            `${options.dryRun ? 'would prune' : 'pruned'} ${summary.inboxRows} processed inbox row(s), ${summary.dedupeKeys} dedupe key(s), ${summary.rejected} rejected deliver(ies)\n`,
         );
       } catch (error) {
         exitOnError(error);

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { exitOnError, loadConfig } from './environment.js';
+import { formatOption, printResult, type OutputFormat } from './format.js';
 
 export function registerMigrateCommand(program: Command): void {
   program
     .command('migrate')
     .description('create the database if needed and apply pending migrations')
-    .action(async () => {
+    .addOption(formatOption())
+    .action(async (options: { format: OutputFormat }) => {
       try {
         const config = loadConfig();
         const [{ redactUrl, runMigrations }, { requirePostgres }] = await Promise.all([
@@ -14,7 +16,12 @@ export function registerMigrateCommand(program: Command): void {
         ]);
         await requirePostgres(config.databaseUrl);
         await runMigrations(config.databaseUrl);
-        process.stdout.write(`migrations applied to ${redactUrl(config.databaseUrl)}\n`);
+        const database = redactUrl(config.databaseUrl);
+        printResult(
+          options.format,
+          { migrated: true, database },
+          () => `migrations applied to ${database}\n`,
+        );
       } catch (error) {
         exitOnError(error);
       }

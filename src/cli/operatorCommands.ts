@@ -3,7 +3,7 @@ import { centsFromReaisString, MoneyError } from '../domain/money.js';
 import { GatewayError, PIX_KEY_TYPES, type PixKeyType } from '../gateway/index.js';
 import type { CashoutResult } from '../operations/requestCashout.js';
 import { exitOnError } from './environment.js';
-import { formatOption, formatTable, print, type OutputFormat } from './format.js';
+import { formatOption, printRecords, type OutputFormat } from './format.js';
 import { parseId } from './reconcileCommands.js';
 
 function parseReais(value: string): number {
@@ -78,7 +78,7 @@ decode): it may have been paid, so do not send it again before checking (see doc
         const rows = await withDatabase(({ database }) =>
           listCashoutAttempts(database.db, options.outcome ?? null, options.limit),
         );
-        print(options.format, rows, () => formatTable(rows));
+        printRecords(options.format, rows);
       } catch (error) {
         exitOnError(error);
       }

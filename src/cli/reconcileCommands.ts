@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { PassSummary } from '../reconciler/reconcilePass.js';
 import type { PassSelection } from '../reconciler/selectCandidates.js';
 import { exitOnError } from './environment.js';
+import { formatOption, printResult, type OutputFormat } from './format.js';
 
 /** How long `reconcile` waits for a pass another process is running. */
 const WAIT_FOR_RUNNING_PASS_MS = 120_000;
@@ -18,21 +19,27 @@ export function registerReconcileCommands(program: Command): void {
     .command('reconcile')
     .description('compare the mirror with the gateway now, correct it, and print a summary')
     .option('--all-open', 'every non-final row (PAGO within its watch window included)')
-    .action(async (options: { allOpen?: boolean }) => {
+    .addOption(formatOption())
+    .action(async (options: { allOpen?: boolean; format: OutputFormat }) => {
       await runPass(
         options.allOpen ? { kind: 'all-open' } : { kind: 'due', limit: 10_000 },
         options.allOpen ? 'cli:all-open' : 'cli:due',
+        options.format,
       );
     });
   reconcile
     .command('sale <id>')
     .description('reconcile one sale')
-    .action(async (id: string) => runPass({ kind: 'sale', id: parseId(id) }, 'cli:sale'));
+    .addOption(formatOption())
+    .action(async (id: string, options: { format: OutputFormat }) =>
+      runPass({ kind: 'sale', id: parseId(id) }, 'cli:sale', options.format),
+    );
   reconcile
     .command('withdrawal <id>')
     .description('reconcile one withdrawal')
-    .action(async (id: string) =>
-      runPass({ kind: 'withdrawal', id: parseId(id) }, 'cli:withdrawal'),
+    .addOption(formatOption())
+    .action(async (id: string, options: { format: OutputFormat }) =>
+      runPass({ kind: 'withdrawal', id: parseId(id) }, 'cli:withdrawal', options.format),
     );
 
   program
@@ -41,7 +48,8 @@ export function registerReconcileCommands(program: Command): void {
     .command('sales')
     .requiredOption('--from-id <id>', 'first sale id to probe', parseId)
     .requiredOption('--to-id <id>', 'last sale id to probe', parseId)
-    .action(async (options: { fromId: number; toId: number }) => {
+    .addOption(formatOption())
+    .action(async (options: { fromId: number; toId: number; format: OutputFormat }) => {
       try {
         const [{ backfillSales }, { progressPrinter, withGatewayContext }] = await Promise.all([
           import('../reconciler/backfillSales.js'),
@@ -63,11 +71,11 @@ export function registerReconcileCommands(program: Command): void {
         );
         const range = `backfill sales ${summary.fromId}..${summary.toId}`;
         const total = `${summary.found} mirrored, ${summary.skipped} skipped (404/403)`;
-        process.stdout.write(
+        printResult(options.format, summary, () =>
           summary.alreadyFinished
             ? `${range}: already finished by an earlier run (${total}); nothing probed now\n`
             : `${range} (resumed at ${summary.resumedAt}): this run ${summary.thisRun.found} ` +
-                `mirrored, ${summary.thisRun.skipped} skipped; in all ${total}\n`,
+              `mirrored, ${summary.thisRun.skipped} skipped; in all ${total}\n`,
         );
       } catch (error) {
         exitOnError(error);
@@ -75,7 +83,11 @@ export function registerReconcileCommands(program: Command): void {
     });
 }
 
-async function runPass(selection: PassSelection, trigger: string): Promise<void> {
+async function runPass(
+  selection: PassSelection,
+  trigger: string,
+  format: OutputFormat,
+): Promise<void> {
   let summary: PassSummary | null;
   try {
     const [{ withPassLock }, { runReconcilePass }, { progressPrinter, withGatewayContext }] =
@@ -104,8 +116,14 @@ async function runPass(selection: PassSelection, trigger: string): Promise<void>
     exitOnError(error);
   }
   if (!summary) exitOnError(new Error('no pass ran'));
-  process.stdout.write(formatSummary(summary));
+  const passed = summary;
+  printResult(format, passRecord(passed), () => formatSummary(passed));
   if (summary.status !== 'succeeded') process.exit(1);
+}
+
+function passRecord(summary: PassSummary) {
+  const { runId, status, checked, unchanged, corrected, notFound, errors } = summary;
+  return { runId, status, checked, unchanged, corrected, notFound, errors };
 }
 
 export function formatSummary(summary: PassSummary): string {

@@ -345,3 +345,53 @@ describe('retention runs itself', () => {
     }
   });
 });
+
+describe('output conventions', () => {
+  const json = async (args: string[]) => {
+    const run = runCli([...args, '--format', 'json'], env());
+    await run.exited;
+    return JSON.parse(run.stdout()) as unknown;
+  };
+
+  it('records in camelCase with ISO 8601 UTC times, as json or csv', async () => {
+    const posted = await app.postback(postbackBody({ id: 9701, status: 'PAGO' }));
+    await waitFor(async () => (await state(posted.body.id as number)) === 'processed');
+    const [row] = (await json(['inbox', 'list', '--limit', '1'])) as Record<string, unknown>[];
+    expect(Object.keys(row ?? {})).toEqual(expect.arrayContaining(['receivedAt', 'deliveries']));
+    expect(row?.receivedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const csv = runCli(['inbox', 'list', '--limit', '1', '--format', 'csv'], env());
+    await csv.exited;
+    expect(csv.stdout().split('\n')[0]).toMatch(
+      /^id,channel,state,outcome,resource,status,receivedAt/,
+    );
+  });
+
+  it('doctor, prune, migrate and rejected reverify take --format json too', async () => {
+    const checks = (await json(['doctor'])) as { name: string; status: string }[];
+    expect(checks.map((check) => check.name)).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'migrations']),
+    );
+    expect(await json(['prune', '--older-than', '3650d', '--dry-run'])).toMatchObject({
+      dryRun: true,
+      inboxRows: 0,
+      dedupeKeys: 0,
+      rejected: 0,
+    });
+    expect(await json(['migrate'])).toMatchObject({ migrated: true });
+    expect(await json(['rejected', 'reverify'])).toMatchObject({
+      checked: expect.any(Number),
+      moved: expect.any(Number),
+      stillRejected: expect.any(Number),
+    });
+  });
+
+  it('usage errors exit 2, failures 1, and --version answers', async () => {
+    const usage = runCli(['prune', '--older-than', 'soon'], env());
+    expect((await usage.exited).code).toBe(2);
+    const failure = runCli(['inbox', 'show', '999999999'], env());
+    expect((await failure.exited).code).toBe(1);
+    const version = runCli(['--version'], {});
+    expect((await version.exited).code).toBe(0);
+    expect(version.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
