@@ -1,0 +1,64 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Sql } from '../../src/db/client.js';
+import { startTestPaymirror, type TestPaymirror } from './paymirror.js';
+import {
+  createTestDatabase,
+  createTestQueuePrefix,
+  type TestDatabase,
+  type TestQueuePrefix,
+} from './services.js';
+
+export interface TestAppOptions {
+  readonly roles?: string;
+  /** Read when the app starts (after the file's own beforeAll hooks registered before this). */
+  readonly env?: () => Record<string, string>;
+}
+
+/** A test file's paymirror, its own database and its own queue prefix. */
+export interface TestApp {
+  readonly db: TestDatabase;
+  readonly queue: TestQueuePrefix;
+  readonly app: TestPaymirror;
+  sql(): Sql;
+}
+
+/**
+ * Starts paymirror for the file's tests (beforeAll) and removes it, its database and its
+ * Redis keys afterwards (afterAll). Read the parts inside tests and hooks, not at load time.
+ */
+export function useTestApp(options: TestAppOptions = {}): TestApp {
+  let db: TestDatabase | undefined;
+  let queue: TestQueuePrefix | undefined;
+  let app: TestPaymirror | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    queue = createTestQueuePrefix();
+    app = await startTestPaymirror({
+      db,
+      queue,
+      ...(options.roles ? { roles: options.roles } : {}),
+      ...(options.env ? { env: options.env() } : {}),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await queue?.drop();
+    await db?.drop();
+  });
+  const started = <T>(part: T | undefined, name: string): T => {
+    if (part === undefined) throw new Error(`useTestApp: ${name} is not started yet`);
+    return part;
+  };
+  return {
+    get db() {
+      return started(db, 'db');
+    },
+    get queue() {
+      return started(queue, 'queue');
+    },
+    get app() {
+      return started(app, 'app');
+    },
+    sql: () => started(db, 'db').database.sql,
+  };
+}
