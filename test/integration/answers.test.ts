@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
   SELLER_USER_ID,
@@ -11,45 +11,25 @@ import {
   webhookSaleBody,
   withdrawalBody,
 } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
 
 // Every row of the README's "HTTP answers" table, and the order of checks, through HTTP.
-let db: TestDatabase;
-let queue: TestQueuePrefix;
-let app: TestPaymirror;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
-  // Ingress only: these tests look at answers and inbox rows, not at the worker.
-  app = await startTestPaymirror({
-    db,
-    queue,
-    roles: 'ingress',
-    env: { BODY_LIMIT_BYTES: '2048', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await queue?.drop();
-  await db?.drop();
+// Ingress only: these tests look at answers and inbox rows, not at the worker.
+const t = useTestApp({
+  roles: 'ingress',
+  env: () => ({ BODY_LIMIT_BYTES: '2048', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' }),
 });
 
 const inboxCount = async () =>
-  Number((await db.database.sql`select count(*)::int as n from inbox_events`)[0]?.n);
+  Number((await t.db.database.sql`select count(*)::int as n from inbox_events`)[0]?.n);
 
 describe('postbacks', () => {
   it('accepts a signed postback and stores it before answering', async () => {
-    const answer = await app.postback(postbackBody({ id: 1001, status: 'PAGO' }));
+    const answer = await t.app.postback(postbackBody({ id: 1001, status: 'PAGO' }));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'accepted', id: expect.any(Number) });
-    const rows = await db.database
+    const rows = await t.db.database
       .sql`select channel, state, event_key, resource_type, resource_id from inbox_events where id = ${answer.body.id as number}`;
     expect(rows[0]).toEqual({
       channel: 'postback',
@@ -62,11 +42,11 @@ describe('postbacks', () => {
 
   it('answers duplicate with the id of the first delivery', async () => {
     const body = postbackBody({ id: 1002, status: 'PAGO' });
-    const first = await app.postback(body);
-    const second = await app.postback(body);
+    const first = await t.app.postback(body);
+    const second = await t.app.postback(body);
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ status: 'duplicate', id: first.body.id });
-    const rows = await db.database
+    const rows = await t.db.database
       .sql`select delivery_count from inbox_events where id = ${first.body.id as number}`;
     expect(rows[0]?.delivery_count).toBe(2);
   });
@@ -78,10 +58,10 @@ describe('postbacks', () => {
       postbackBody({ id: 1005, status: 'PAGO', amount: '150.50' }),
       postbackBody({ id: 1006, status: 'PAGO', amount: '-1' }),
     ]) {
-      const answer = await app.postback(body);
+      const answer = await t.app.postback(body);
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ status: 'quarantined', id: expect.any(Number) });
-      const rows = await db.database
+      const rows = await t.db.database
         .sql`select state, quarantine_reason from inbox_events where id = ${answer.body.id as number}`;
       expect(rows[0]?.state).toBe('quarantined');
       expect(rows[0]?.quarantine_reason).toEqual(expect.any(String));
@@ -90,7 +70,7 @@ describe('postbacks', () => {
 
   it('400 for a body that is not JSON or not an object', async () => {
     for (const raw of ['{not json', '[1,2]', '"text"', 'null']) {
-      const answer = await app.postback(null, { raw });
+      const answer = await t.app.postback(null, { raw });
       expect(answer.status).toBe(400);
       expect(answer.body.error).toEqual(expect.any(String));
     }
@@ -99,16 +79,16 @@ describe('postbacks', () => {
   it('401 for a missing, wrong or foreign-secret signature', async () => {
     const body = postbackBody({ id: 1007, status: 'PAGO' });
     const raw = JSON.stringify(body);
-    expect((await app.postback(body, { signature: null })).status).toBe(401);
-    expect((await app.postback(body, { signature: 'abc' })).status).toBe(401);
+    expect((await t.app.postback(body, { signature: null })).status).toBe(401);
+    expect((await t.app.postback(body, { signature: 'abc' })).status).toBe(401);
     expect(
-      (await app.postback(body, { signature: sign(raw, 'another-secret-entirely') })).status,
+      (await t.app.postback(body, { signature: sign(raw, 'another-secret-entirely') })).status,
     ).toBe(401);
-    expect((await app.postback(body, { signature: sign(raw + ' ') })).status).toBe(401);
+    expect((await t.app.postback(body, { signature: sign(raw + ' ') })).status).toBe(401);
   });
 
   it('415 for a Content-Type that is not JSON, before anything else', async () => {
-    const answer = await app.postback(postbackBody({ id: 1008, status: 'PAGO' }), {
+    const answer = await t.app.postback(postbackBody({ id: 1008, status: 'PAGO' }), {
       contentType: 'text/plain',
       signature: null,
     });
@@ -117,36 +97,36 @@ describe('postbacks', () => {
 
   it('413 for a body over the limit, before the signature is checked', async () => {
     const big = postbackBody({ id: 1009, status: 'PAGO', customerName: 'x'.repeat(4000) });
-    expect((await app.postback(big, { signature: 'bad' })).status).toBe(413);
+    expect((await t.app.postback(big, { signature: 'bad' })).status).toBe(413);
   });
 
   it('401 comes before 400: an unsigned non-JSON body is 401', async () => {
-    expect((await app.postback(null, { raw: 'not json', signature: null })).status).toBe(401);
+    expect((await t.app.postback(null, { raw: 'not json', signature: null })).status).toBe(401);
   });
 
   it('a signed non-JSON body is 400 (401 passed)', async () => {
-    expect((await app.postback(null, { raw: 'not json' })).status).toBe(400);
+    expect((await t.app.postback(null, { raw: 'not json' })).status).toBe(400);
   });
 });
 
 describe('webhooks', () => {
   it('accepts a transaction webhook and a withdrawal webhook', async () => {
-    const sale = await app.webhook(webhookSaleBody({ id: 2001, status: 'PAGO' }));
+    const sale = await t.app.webhook(webhookSaleBody({ id: 2001, status: 'PAGO' }));
     expect(sale.body).toEqual({ status: 'accepted', id: expect.any(Number) });
-    const withdrawal = await app.webhook(
+    const withdrawal = await t.app.webhook(
       withdrawalBody({ id: 9001, status: 'PROCESSING', updatedAt: '2026-11-20T10:00:00.000Z' }),
     );
     expect(withdrawal.body).toEqual({ status: 'accepted', id: expect.any(Number) });
-    const rows = await db.database
+    const rows = await t.db.database
       .sql`select event_key from inbox_events where id = ${withdrawal.body.id as number}`;
     expect(rows[0]?.event_key).toBe('withdrawal:9001:PROCESSING:2026-11-20T10:00:00.000Z');
   });
 
   it('normalises updatedAt in the event key, so the same instant in another notation is a duplicate', async () => {
-    const first = await app.webhook(
+    const first = await t.app.webhook(
       withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T10:00:00Z' }),
     );
-    const second = await app.webhook(
+    const second = await t.app.webhook(
       withdrawalBody({ id: 9002, status: 'COMPLETED', updatedAt: '2026-11-20T07:00:00.000-03:00' }),
     );
     expect(first.body.status).toBe('accepted');
@@ -154,10 +134,10 @@ describe('webhooks', () => {
   });
 
   it('404 for an unknown token, the same answer as an unknown path', async () => {
-    const unknownToken = await app.webhook(webhookSaleBody({ id: 2002, status: 'PAGO' }), {
+    const unknownToken = await t.app.webhook(webhookSaleBody({ id: 2002, status: 'PAGO' }), {
       token: 'not-the-token-at-all-0000',
     });
-    const unknownPath = await app.post('/no/such/path', '{}', {
+    const unknownPath = await t.app.post('/no/such/path', '{}', {
       'content-type': 'application/json',
     });
     expect(unknownToken.status).toBe(404);
@@ -166,7 +146,7 @@ describe('webhooks', () => {
   });
 
   it('404 (token) comes before 415 and 413', async () => {
-    const answer = await app.webhook(null, {
+    const answer = await t.app.webhook(null, {
       token: 'wrong-token-wrong-token',
       contentType: 'text/plain',
       raw: 'x'.repeat(5000),
@@ -176,48 +156,48 @@ describe('webhooks', () => {
 
   it('403 for a foreign userId (compared as an integer) or a wrong type', async () => {
     expect(
-      (await app.webhook(webhookSaleBody({ id: 2003, status: 'PAGO', userId: 1 }))).status,
+      (await t.app.webhook(webhookSaleBody({ id: 2003, status: 'PAGO', userId: 1 }))).status,
     ).toBe(403);
     expect(
       (
-        await app.webhook(
+        await t.app.webhook(
           webhookSaleBody({ id: 2004, status: 'PAGO', userId: `${SELLER_USER_ID}.5` }),
         )
       ).status,
     ).toBe(403);
     expect(
       (
-        await app.webhook(
+        await t.app.webhook(
           webhookSaleBody({ id: 2005, status: 'PAGO', userId: String(SELLER_USER_ID) }),
         )
       ).status,
     ).toBe(200);
     expect(
-      (await app.webhook(webhookSaleBody({ id: 2006, status: 'PAGO', type: 'REFUND' }))).status,
+      (await t.app.webhook(webhookSaleBody({ id: 2006, status: 'PAGO', type: 'REFUND' }))).status,
     ).toBe(403);
     expect(
-      (await app.webhook(webhookSaleBody({ id: 2007, status: 'PAGO', type: undefined }))).status,
+      (await t.app.webhook(webhookSaleBody({ id: 2007, status: 'PAGO', type: undefined }))).status,
     ).toBe(403);
   });
 
   it('415 → 413 → 400 → 403 in that order', async () => {
     const foreign = webhookSaleBody({ id: 2008, status: 'PAGO', userId: 1 });
-    expect((await app.webhook(foreign, { contentType: 'text/xml' })).status).toBe(415);
+    expect((await t.app.webhook(foreign, { contentType: 'text/xml' })).status).toBe(415);
     expect(
-      (await app.webhook(null, { raw: JSON.stringify({ ...foreign, pad: 'x'.repeat(4000) }) }))
+      (await t.app.webhook(null, { raw: JSON.stringify({ ...foreign, pad: 'x'.repeat(4000) }) }))
         .status,
     ).toBe(413);
-    expect((await app.webhook(null, { raw: '[]' })).status).toBe(400);
-    expect((await app.webhook(foreign)).status).toBe(403);
+    expect((await t.app.webhook(null, { raw: '[]' })).status).toBe(400);
+    expect((await t.app.webhook(foreign)).status).toBe(403);
   });
 
   it('quarantines an authentic webhook with an unknown status', async () => {
-    const answer = await app.webhook(webhookSaleBody({ id: 2009, status: 'WHATEVER' }));
+    const answer = await t.app.webhook(webhookSaleBody({ id: 2009, status: 'WHATEVER' }));
     expect(answer.body).toEqual({ status: 'quarantined', id: expect.any(Number) });
   });
 
   it('accepts an impossible move (MED on a card sale): the worker decides', async () => {
-    const answer = await app.webhook(
+    const answer = await t.app.webhook(
       webhookSaleBody({ id: 2010, status: 'MED', paymentMethod: 'CREDIT_CARD' }),
     );
     expect(answer.body.status).toBe('accepted');
@@ -225,11 +205,11 @@ describe('webhooks', () => {
 
   it('a rejected delivery never enters the inbox', async () => {
     const before = await inboxCount();
-    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO', userId: 1 }));
-    await app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO' }), {
+    await t.app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO', userId: 1 }));
+    await t.app.webhook(webhookSaleBody({ id: 2011, status: 'PAGO' }), {
       token: 'nope-nope-nope-nope',
     });
-    await app.postback(postbackBody({ id: 2011, status: 'PAGO' }), {
+    await t.app.postback(postbackBody({ id: 2011, status: 'PAGO' }), {
       signature: sign('x', POSTBACK_SECRET),
     });
     expect(await inboxCount()).toBe(before);
@@ -239,8 +219,8 @@ describe('webhooks', () => {
 describe('source allowlist', () => {
   it('403 when the source is outside WEBHOOK_ALLOWED_CIDRS (after the token check)', async () => {
     const other = await startTestPaymirror({
-      db,
-      queue,
+      db: t.db,
+      queue: t.queue,
       roles: 'ingress',
       env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24' },
     });
@@ -260,8 +240,8 @@ describe('source allowlist', () => {
 
   it('behind one trusted proxy, the forwarded address is the one checked', async () => {
     const other = await startTestPaymirror({
-      db,
-      queue,
+      db: t.db,
+      queue: t.queue,
       roles: 'ingress',
       env: { WEBHOOK_ALLOWED_CIDRS: '203.0.113.0/24', TRUSTED_PROXY_COUNT: '1' },
     });
@@ -281,13 +261,13 @@ describe('source allowlist', () => {
 });
 
 describe('storage down', () => {
-  const deadDb = () => ({ ...db, url: 'postgres://postgres@127.0.0.1:1/nowhere' });
+  const deadDb = () => ({ ...t.db, url: 'postgres://postgres@127.0.0.1:1/nowhere' });
 
   it('Postgres unreachable: fsynced to the spool and answered 200; in the inbox, in order and deduped, once Postgres is back', async () => {
     const spoolDir = mkdtempSync(join(tmpdir(), 'paymirror-spool-test-'));
     const down = await startTestPaymirror({
       db: deadDb(),
-      queue,
+      queue: t.queue,
       roles: 'ingress',
       env: { SPOOL_DIR: spoolDir },
     });
@@ -321,14 +301,14 @@ describe('storage down', () => {
 
     // A new process on the same spool, with Postgres reachable: the spool drains at start.
     const up = await startTestPaymirror({
-      db,
-      queue,
+      db: t.db,
+      queue: t.queue,
       roles: 'ingress',
       env: { SPOOL_DIR: spoolDir },
     });
     try {
       const rows = await waitFor(async () => {
-        const found = await db.database.sql<{ resource_id: string; delivery_count: number }[]>`
+        const found = await t.db.database.sql<{ resource_id: string; delivery_count: number }[]>`
           select resource_id, delivery_count from inbox_events where resource_id in (3001, 3002) order by id`;
         return found.length === 2 && found[0]?.delivery_count === 2 ? found : undefined;
       });
@@ -345,7 +325,7 @@ describe('storage down', () => {
     writeFileSync(join(spoolDir, 'filler'), Buffer.alloc(2 * 1024 * 1024));
     const down = await startTestPaymirror({
       db: deadDb(),
-      queue,
+      queue: t.queue,
       roles: 'ingress',
       env: { SPOOL_DIR: spoolDir, SPOOL_MAX_MB: '1' },
     });
@@ -362,18 +342,18 @@ describe('storage down', () => {
 });
 
 async function inboxCountFor(ids: number[]): Promise<number> {
-  const rows = await db.database
+  const rows = await t.db.database
     .sql`select count(*)::int as n from inbox_events where resource_id = any(${ids})`;
   return rows[0]?.n as number;
 }
 
 describe('health', () => {
   it('healthz 200, readyz 200 with both services, metrics in Prometheus format', async () => {
-    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${app.url}/readyz`);
+    expect((await fetch(`${t.app.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${t.app.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
     expect(metrics).toMatch(
       /paymirror_deliveries_total\{channel="postback",outcome="accepted",reason=""\} [1-9]/,
     );
@@ -391,7 +371,7 @@ describe('quarantine', () => {
     const variants = [compact, JSON.stringify(body, null, 2), JSON.stringify(body, null, '\t')];
     const answers = [];
     for (const raw of variants) {
-      answers.push(await app.postback(null, { raw, signature: sign(compact) }));
+      answers.push(await t.app.postback(null, { raw, signature: sign(compact) }));
     }
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
     expect(answers.map((answer) => answer.body.status)).toEqual([
@@ -399,7 +379,7 @@ describe('quarantine', () => {
       'duplicate',
       'duplicate',
     ]);
-    const rows = await db.database.sql`
+    const rows = await t.db.database.sql`
       select count(*)::int as n, max(delivery_count) as deliveries from inbox_events
        where state = 'quarantined' and payload->>'id' = '3901'`;
     expect(rows).toEqual([{ n: 1, deliveries: 3 }]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
   WEBHOOK_TOKEN,
@@ -7,29 +7,12 @@ import {
   webhookSaleBody,
 } from '../support/fixtures.js';
 import { createLogger } from '../../src/log/logger.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
+import { createTestQueuePrefix } from '../support/services.js';
 
 // /metrics after a known sequence of deliveries, on the real services: exact values.
-let db: TestDatabase;
-let queue: TestQueuePrefix;
-let app: TestPaymirror;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
-  app = await startTestPaymirror({ db, queue });
-});
-afterAll(async () => {
-  await app?.close();
-  await queue?.drop();
-  await db?.drop();
-});
+const t = useTestApp();
 
 /** Samples of a Prometheus text exposition, keyed `name{label="value",…}` with sorted labels. */
 type Samples = Map<string, number>;
@@ -65,7 +48,7 @@ function family(samples: Samples, name: string): Record<string, number> {
 }
 
 async function scrape(): Promise<{ text: string; samples: Samples }> {
-  const response = await fetch(`${app.url}/metrics`);
+  const response = await fetch(`${t.app.url}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
   const text = await response.text();
@@ -101,38 +84,38 @@ describe('/metrics after a known sequence of deliveries', () => {
       { id: 8101, status: 'PAGO' },
       { id: 8102, status: 'PENDENTE', paymentMethod: 'BOLETO' },
     ]) {
-      const answer = await app.postback(postbackBody(sale));
+      const answer = await t.app.postback(postbackBody(sale));
       expect(answer.body.status).toBe('accepted');
       accepted.push(answer.body.id as number);
     }
     const lastAcceptedSentAt = Date.now();
-    const third = await app.postback(
+    const third = await t.app.postback(
       postbackBody({ id: 8103, status: 'PAGO', paymentMethod: 'CREDIT_CARD' }),
     );
     expect(third.body.status).toBe('accepted');
     accepted.push(third.body.id as number);
 
-    const duplicate = await app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
+    const duplicate = await t.app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
     expect(duplicate.body).toEqual({ status: 'duplicate', id: accepted[0] });
 
-    const quarantined = await app.postback(postbackBody({ id: 8104, status: 'NOT_A_STATUS' }));
+    const quarantined = await t.app.postback(postbackBody({ id: 8104, status: 'NOT_A_STATUS' }));
     expect(quarantined.status).toBe(200);
     expect(quarantined.body.status).toBe('quarantined');
 
     const forgedRaw = JSON.stringify(postbackBody({ id: 8105, status: 'PAGO' }));
-    const badSignature = await app.postback(null, {
+    const badSignature = await t.app.postback(null, {
       raw: forgedRaw,
       signature: sign(forgedRaw, 'not-the-configured-secret-0000'),
     });
     expect(badSignature.status).toBe(401);
 
     const unknownTokenValue = 'unknown-token-0123456789abcdefgh';
-    const unknownToken = await app.webhook(webhookSaleBody({ id: 8106, status: 'PAGO' }), {
+    const unknownToken = await t.app.webhook(webhookSaleBody({ id: 8106, status: 'PAGO' }), {
       token: unknownTokenValue,
     });
     expect(unknownToken.status).toBe(404);
 
-    const foreignUser = await app.webhook(
+    const foreignUser = await t.app.webhook(
       webhookSaleBody({ id: 8107, status: 'PAGO', userId: 999_999 }),
     );
     expect(foreignUser.status).toBe(403);
@@ -140,7 +123,7 @@ describe('/metrics after a known sequence of deliveries', () => {
     // The worker is done when every accepted row is finished and has been counted.
     await waitFor(
       async () => {
-        const [row] = await db.database.sql<{ pending: number }[]>`
+        const [row] = await t.db.database.sql<{ pending: number }[]>`
           select count(*)::int as pending from inbox_events
            where id = any(${accepted}::bigint[]) and state = 'pending'`;
         if (row?.pending !== 0) return false;
@@ -233,13 +216,13 @@ describe('/metrics after a known sequence of deliveries', () => {
 
   it('the silence detector restarts on the next accepted delivery only', async () => {
     const before = (await scrape()).samples.get('paymirror_seconds_since_last_accepted') ?? NaN;
-    const duplicate = await app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
+    const duplicate = await t.app.postback(postbackBody({ id: 8101, status: 'PAGO' }));
     expect(duplicate.body.status).toBe('duplicate');
     const afterDuplicate = (await scrape()).samples.get('paymirror_seconds_since_last_accepted');
     expect(afterDuplicate).toBeGreaterThanOrEqual(before);
 
     const sentAt = Date.now();
-    const fresh = await app.postback(postbackBody({ id: 8108, status: 'PAGO' }));
+    const fresh = await t.app.postback(postbackBody({ id: 8108, status: 'PAGO' }));
     expect(fresh.body.status).toBe('accepted');
     const { samples } = await scrape();
     expect(samples.get('paymirror_seconds_since_last_accepted')).toBeLessThanOrEqual(
@@ -261,7 +244,7 @@ describe('cheap to observe', () => {
   it('reads Postgres and Redis once per METRICS_CACHE_SECONDS, however many scrape', async () => {
     const cachedQueue = createTestQueuePrefix();
     const cached = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: cachedQueue,
       env: { METRICS_CACHE_SECONDS: '3600' },
     });
@@ -295,7 +278,7 @@ describe('cheap to observe', () => {
   it('METRICS_PORT serves /metrics and the admin UI apart; the public port does not', async () => {
     const apartQueue = createTestQueuePrefix();
     const apart = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: apartQueue,
       env: { METRICS_PORT: '0', ADMIN_TOKEN: 'admin-token-0123456789abcdef' },
     });
@@ -323,7 +306,12 @@ describe('cheap to observe', () => {
       destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
     });
     const noisyQueue = createTestQueuePrefix();
-    const noisy = await startTestPaymirror({ db, queue: noisyQueue, roles: 'ingress', logger });
+    const noisy = await startTestPaymirror({
+      db: t.db,
+      queue: noisyQueue,
+      roles: 'ingress',
+      logger,
+    });
     try {
       for (let i = 0; i < 200; i++) {
         const answer = await noisy.post('/postbacks', 'not json', { 'content-type': 'text/plain' });

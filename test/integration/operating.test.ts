@@ -1,43 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminBoard.js';
 import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign } from '../support/fixtures.js';
 import { runCli } from '../support/cli.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
+import { createTestQueuePrefix } from '../support/services.js';
 
 // Operating paymirror (issue 5): inbox and rejects from the CLI, doctor, prune, admin UI.
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 const ROTATED_SECRET = 'the-secret-we-forgot-to-configure';
-let db: TestDatabase;
-let queue: TestQueuePrefix;
-let app: TestPaymirror;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
-  // Retention trimming off: the prune test back-dates rows and must be the one to delete them.
-  app = await startTestPaymirror({
-    db,
-    queue,
-    env: { ADMIN_TOKEN, REJECTS_MAX_AGE_DAYS: '3650', INBOX_RETENTION_DAYS: '0' },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await queue?.drop();
-  await db?.drop();
+// Retention trimming off: the prune test back-dates rows and must be the one to delete them.
+const t = useTestApp({
+  env: () => ({ ADMIN_TOKEN, REJECTS_MAX_AGE_DAYS: '3650', INBOX_RETENTION_DAYS: '0' }),
 });
 
-const sql = () => db.database.sql;
+const sql = () => t.db.database.sql;
 const env = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: db.url,
-  REDIS_URL: queue.redisUrl,
-  QUEUE_PREFIX: queue.prefix,
+  DATABASE_URL: t.db.url,
+  REDIS_URL: t.queue.redisUrl,
+  QUEUE_PREFIX: t.queue.prefix,
   POSTBACK_SECRETS: POSTBACK_SECRET,
   WEBHOOK_TOKENS: WEBHOOK_TOKEN,
   LOG_LEVEL: 'warn',
@@ -51,8 +32,8 @@ async function state(id: number) {
 describe('inbox commands', () => {
   it('list filters by state and resource; show prints the raw body and kept headers', async () => {
     const raw = JSON.stringify(postbackBody({ id: 9301, status: 'PAGO' }));
-    const ok = await app.postback(null, { raw });
-    const odd = await app.postback(postbackBody({ id: 9302, status: 'NOT_A_STATUS' }));
+    const ok = await t.app.postback(null, { raw });
+    const odd = await t.app.postback(postbackBody({ id: 9302, status: 'NOT_A_STATUS' }));
     await waitFor(async () => (await state(ok.body.id as number)) === 'processed');
 
     const list = runCli(['inbox', 'list', '--state', 'quarantined', '--format', 'json'], env());
@@ -86,7 +67,7 @@ describe('inbox commands', () => {
   });
 
   it('replay --failed runs the worker path again; a processed row is never replayed', async () => {
-    const answer = await app.postback(postbackBody({ id: 9303, status: 'PAGO' }));
+    const answer = await t.app.postback(postbackBody({ id: 9303, status: 'PAGO' }));
     const id = answer.body.id as number;
     await waitFor(async () => (await state(id)) === 'processed');
     // Pretend it failed for good earlier (as after JOB_ATTEMPTS), before it was applied.
@@ -112,9 +93,9 @@ describe('inbox commands', () => {
 describe('rejected deliveries', () => {
   it('are kept with their reason, and reverify moves them into the inbox once the secret is configured', async () => {
     const raw = JSON.stringify(postbackBody({ id: 9401, status: 'PAGO' }));
-    const refused = await app.postback(null, { raw, signature: sign(raw, ROTATED_SECRET) });
+    const refused = await t.app.postback(null, { raw, signature: sign(raw, ROTATED_SECRET) });
     expect(refused.status).toBe(401);
-    await app.webhook({ type: 'TRANSACTION' }, { token: 'a-token-nobody-configured' });
+    await t.app.webhook({ type: 'TRANSACTION' }, { token: 'a-token-nobody-configured' });
     const rows = await waitFor(async () => {
       const found = await sql()`select reason, channel from rejected_deliveries order by id`;
       return found.length === 2 ? found : undefined;
@@ -180,11 +161,11 @@ describe('doctor', () => {
 
 describe('prune', () => {
   it('deletes old processed inbox rows and old rejects, keeps mirror, history and rows that need attention', async () => {
-    const kept = await app.postback(postbackBody({ id: 9501, status: 'PAGO' }));
+    const kept = await t.app.postback(postbackBody({ id: 9501, status: 'PAGO' }));
     await waitFor(async () => (await state(kept.body.id as number)) === 'processed');
-    const old = await app.postback(postbackBody({ id: 9502, status: 'PAGO' }));
+    const old = await t.app.postback(postbackBody({ id: 9502, status: 'PAGO' }));
     await waitFor(async () => (await state(old.body.id as number)) === 'processed');
-    const quarantined = await app.postback(postbackBody({ id: 9503, status: 'WHO_KNOWS' }));
+    const quarantined = await t.app.postback(postbackBody({ id: 9503, status: 'WHO_KNOWS' }));
     await sql()`update inbox_events set processed_at = now() - interval '100 days', received_at = now() - interval '100 days'
                  where id in (${old.body.id as number}, ${quarantined.body.id as number})`;
     await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '100 days' where inbox_event_id = ${old.body.id as number}`;
@@ -215,21 +196,21 @@ describe('prune', () => {
 
 describe('admin UI', () => {
   it('answers 401 without the token and serves bull-board with it', async () => {
-    expect((await fetch(`${app.url}/admin/queues`)).status).toBe(401);
+    expect((await fetch(`${t.app.url}/admin/queues`)).status).toBe(401);
     expect(
       (
-        await fetch(`${app.url}/admin/queues`, {
+        await fetch(`${t.app.url}/admin/queues`, {
           headers: { authorization: 'Bearer wrong-token-wrong-token' },
         })
       ).status,
     ).toBe(401);
-    const bearer = await fetch(`${app.url}/admin/queues`, {
+    const bearer = await fetch(`${t.app.url}/admin/queues`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(bearer.status).toBe(200);
     expect(await bearer.text()).toMatch(/<html/i);
     const basic = Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64');
-    const api = await fetch(`${app.url}/admin/queues/api/queues`, {
+    const api = await fetch(`${t.app.url}/admin/queues/api/queues`, {
       headers: { authorization: `Basic ${basic}` },
     });
     expect(api.status).toBe(200);
@@ -239,17 +220,17 @@ describe('admin UI', () => {
   const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   it('is read-only by default and never framed', async () => {
-    const board = await fetch(`${app.url}/admin/queues`, { headers: asAdmin });
+    const board = await fetch(`${t.app.url}/admin/queues`, { headers: asAdmin });
     expect(board.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     expect(board.headers.get('x-frame-options')).toBe('DENY');
     for (const action of ['pause', 'empty', 'obliterate', 'clean/completed', 'retry/failed']) {
-      const answer = await fetch(`${app.url}/admin/queues/api/queues/notifications/${action}`, {
+      const answer = await fetch(`${t.app.url}/admin/queues/api/queues/notifications/${action}`, {
         method: 'PUT',
         headers: asAdmin,
       });
       expect(answer.status, action).toBe(405);
     }
-    const queues = await fetch(`${app.url}/admin/queues/api/queues`, { headers: asAdmin });
+    const queues = await fetch(`${t.app.url}/admin/queues/api/queues`, { headers: asAdmin });
     const body = (await queues.json()) as { queues: { name: string; isPaused: boolean }[] };
     expect(body.queues.find((q) => q.name === 'notifications')?.isPaused).toBe(false);
   });
@@ -257,7 +238,7 @@ describe('admin UI', () => {
   it('ADMIN_WRITE=true enables write actions', async () => {
     const writeQueue = createTestQueuePrefix();
     const writable = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: writeQueue,
       roles: 'ingress',
       env: { ADMIN_TOKEN, ADMIN_WRITE: 'true' },
@@ -277,7 +258,7 @@ describe('admin UI', () => {
   it('refuses a source that keeps presenting wrong tokens, even with the right one', async () => {
     const guessQueue = createTestQueuePrefix();
     const guessed = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: guessQueue,
       roles: 'ingress',
       env: { ADMIN_TOKEN },
@@ -297,7 +278,7 @@ describe('admin UI', () => {
   });
 
   it('is not mounted without ADMIN_TOKEN', async () => {
-    const other = await startTestPaymirror({ db, queue, roles: 'ingress' });
+    const other = await startTestPaymirror({ db: t.db, queue: t.queue, roles: 'ingress' });
     try {
       expect((await fetch(`${other.url}/admin/queues`)).status).toBe(404);
     } finally {
@@ -308,8 +289,8 @@ describe('admin UI', () => {
 
 describe('retention runs itself', () => {
   it('the scheduler deletes processed rows past INBOX_RETENTION_DAYS and keys past the dedupe window', async () => {
-    const kept = await app.postback(postbackBody({ id: 9601, status: 'PAGO' }));
-    const old = await app.postback(postbackBody({ id: 9602, status: 'PAGO' }));
+    const kept = await t.app.postback(postbackBody({ id: 9601, status: 'PAGO' }));
+    const old = await t.app.postback(postbackBody({ id: 9602, status: 'PAGO' }));
     await waitFor(async () => (await state(old.body.id as number)) === 'processed');
     await waitFor(async () => (await state(kept.body.id as number)) === 'processed');
     await sql()`update inbox_events set processed_at = now() - interval '31 days',
@@ -321,7 +302,7 @@ describe('retention runs itself', () => {
     // Nobody runs prune: a scheduler with a 30-day retention does it on its own.
     const retentionQueue = createTestQueuePrefix();
     const scheduler = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: retentionQueue,
       roles: 'scheduler',
       env: { INBOX_RETENTION_DAYS: '30' },
@@ -354,7 +335,7 @@ describe('output conventions', () => {
   };
 
   it('records in camelCase with ISO 8601 UTC times, as json or csv', async () => {
-    const posted = await app.postback(postbackBody({ id: 9701, status: 'PAGO' }));
+    const posted = await t.app.postback(postbackBody({ id: 9701, status: 'PAGO' }));
     await waitFor(async () => (await state(posted.body.id as number)) === 'processed');
     const [row] = (await json(['inbox', 'list', '--limit', '1'])) as Record<string, unknown>[];
     expect(Object.keys(row ?? {})).toEqual(expect.arrayContaining(['receivedAt', 'deliveries']));

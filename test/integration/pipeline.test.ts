@@ -1,32 +1,15 @@
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { postbackBody, sign, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
+import { createTestQueuePrefix } from '../support/services.js';
 
 // The whole path: HTTP → inbox → queue → worker → mirror, on the real services.
-let db: TestDatabase;
-let queue: TestQueuePrefix;
-let app: TestPaymirror;
+const t = useTestApp();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
-  app = await startTestPaymirror({ db, queue });
-});
-afterAll(async () => {
-  await app?.close();
-  await queue?.drop();
-  await db?.drop();
-});
-
-const sql = () => db.database.sql;
+const sql = () => t.db.database.sql;
 
 async function processed(inboxId: number): Promise<{ state: string; outcome: string | null }> {
   return waitFor(
@@ -54,7 +37,7 @@ describe('dedupe', () => {
   it('20 identical concurrent postbacks: one accepted, 19 duplicates, one job, one history row', async () => {
     const raw = JSON.stringify(postbackBody({ id: 5001, status: 'PAGO' }));
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => app.postback(null, { raw })),
+      Array.from({ length: 20 }, () => t.app.postback(null, { raw })),
     );
     const accepted = answers.filter((a) => a.body.status === 'accepted');
     const duplicates = answers.filter((a) => a.body.status === 'duplicate');
@@ -72,9 +55,9 @@ describe('dedupe', () => {
   });
 
   it('the same event on the other channel is processed: a status no-op that fills the fee', async () => {
-    const post = await app.postback(postbackBody({ id: 5002, status: 'PAGO' }));
+    const post = await t.app.postback(postbackBody({ id: 5002, status: 'PAGO' }));
     await processed(post.body.id as number);
-    const hook = await app.webhook(webhookSaleBody({ id: 5002, status: 'PAGO' }));
+    const hook = await t.app.webhook(webhookSaleBody({ id: 5002, status: 'PAGO' }));
     expect(hook.body.status).toBe('accepted');
     expect(await processed(hook.body.id as number)).toEqual({
       state: 'processed',
@@ -87,10 +70,10 @@ describe('dedupe', () => {
 
   it('after the dedupe window, the same key is a new delivery again', async () => {
     const body = postbackBody({ id: 5003, status: 'PAGO' });
-    const first = await app.postback(body);
+    const first = await t.app.postback(body);
     await sql()`update inbox_dedupe_keys set first_received_at = now() - interval '25 hours'
                  where event_key = 'sale:5003:PAGO'`;
-    const again = await app.postback(body);
+    const again = await t.app.postback(body);
     expect(again.body.status).toBe('accepted');
     expect(again.body.id).not.toBe(first.body.id);
     expect(await processed(again.body.id as number)).toEqual({
@@ -102,9 +85,9 @@ describe('dedupe', () => {
 
 describe('ordering', () => {
   it('ESTORNADO then PAGO stays ESTORNADO', async () => {
-    const refund = await app.postback(postbackBody({ id: 5101, status: 'ESTORNADO' }));
+    const refund = await t.app.postback(postbackBody({ id: 5101, status: 'ESTORNADO' }));
     await processed(refund.body.id as number);
-    const late = await app.postback(postbackBody({ id: 5101, status: 'PAGO' }));
+    const late = await t.app.postback(postbackBody({ id: 5101, status: 'PAGO' }));
     // Signed, so an authentic observation: kept in history as observed, never as the current state.
     expect(await processed(late.body.id as number)).toEqual({
       state: 'processed',
@@ -121,9 +104,9 @@ describe('ordering', () => {
   });
 
   it('PENDENTE then ESTORNADO ends ESTORNADO, with the missed steps in one history row', async () => {
-    const pending = await app.postback(postbackBody({ id: 5102, status: 'PENDENTE' }));
+    const pending = await t.app.postback(postbackBody({ id: 5102, status: 'PENDENTE' }));
     await processed(pending.body.id as number);
-    const refund = await app.postback(postbackBody({ id: 5102, status: 'ESTORNADO' }));
+    const refund = await t.app.postback(postbackBody({ id: 5102, status: 'ESTORNADO' }));
     expect(await processed(refund.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'applied',
@@ -136,11 +119,11 @@ describe('ordering', () => {
   });
 
   it('a withdrawal COMPLETED then an older PROCESSING stays COMPLETED', async () => {
-    const done = await app.webhook(
+    const done = await t.app.webhook(
       withdrawalBody({ id: 9101, status: 'COMPLETED', updatedAt: '2026-11-20T12:00:00.000Z' }),
     );
     await processed(done.body.id as number);
-    const older = await app.webhook(
+    const older = await t.app.webhook(
       withdrawalBody({ id: 9101, status: 'PROCESSING', updatedAt: '2026-11-20T11:00:00.000Z' }),
     );
     expect(await processed(older.body.id as number)).toEqual({
@@ -157,11 +140,11 @@ describe('ordering', () => {
   });
 
   it('MED on a card sale ends quarantined with outcome invalid and changes nothing', async () => {
-    const paid = await app.postback(
+    const paid = await t.app.postback(
       postbackBody({ id: 5103, status: 'PAGO', paymentMethod: 'CREDIT_CARD' }),
     );
     await processed(paid.body.id as number);
-    const med = await app.webhook(
+    const med = await t.app.webhook(
       webhookSaleBody({ id: 5103, status: 'MED', paymentMethod: 'CREDIT_CARD' }),
     );
     expect(await processed(med.body.id as number)).toEqual({
@@ -172,9 +155,9 @@ describe('ordering', () => {
   });
 
   it('PAGO then MED (ambiguous without gateway keys) is applied and marked for reconciliation', async () => {
-    const paid = await app.postback(postbackBody({ id: 5104, status: 'PAGO' }));
+    const paid = await t.app.postback(postbackBody({ id: 5104, status: 'PAGO' }));
     await processed(paid.body.id as number);
-    const med = await app.postback(postbackBody({ id: 5104, status: 'MED' }));
+    const med = await t.app.postback(postbackBody({ id: 5104, status: 'MED' }));
     expect(await processed(med.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'applied',
@@ -186,13 +169,13 @@ describe('ordering', () => {
 
   it('PAGO, MED, PAGO again (mediation won) on one channel: the second PAGO is a new event, not a duplicate', async () => {
     for (const status of ['PAGO', 'MED', 'PAGO']) {
-      const answer = await app.postback(postbackBody({ id: 5107, status }));
+      const answer = await t.app.postback(postbackBody({ id: 5107, status }));
       expect(answer.body.status).toBe('accepted');
       await processed(answer.body.id as number);
     }
     expect(await saleStatus(5107)).toBe('PAGO');
     expect((await history('sale', 5107)).map((h) => h.to_status)).toEqual(['PAGO', 'MED', 'PAGO']);
-    const again = await app.postback(postbackBody({ id: 5107, status: 'PAGO' }));
+    const again = await t.app.postback(postbackBody({ id: 5107, status: 'PAGO' }));
     expect(again.body.status).toBe('duplicate');
   });
 
@@ -200,7 +183,7 @@ describe('ordering', () => {
     const raw = JSON.stringify(
       postbackBody({ id: 5105, status: 'PAGO', customerName: 'João Conceição 🧾' }),
     );
-    const answer = await app.postback(null, {
+    const answer = await t.app.postback(null, {
       raw: Buffer.from(raw, 'utf8'),
       signature: sign(Buffer.from(raw, 'utf8')),
     });
@@ -211,7 +194,7 @@ describe('ordering', () => {
   });
 
   it('money lands as bigint centavos, items included', async () => {
-    const answer = await app.postback(
+    const answer = await t.app.postback(
       postbackBody({ id: 5106, status: 'PAGO', amount: '123456789' }),
     );
     await processed(answer.body.id as number);
@@ -229,7 +212,7 @@ describe('ordering', () => {
 describe('losing Redis loses nothing', () => {
   it('a postback accepted while no worker runs, whose queue keys are then deleted, is applied once a worker and the sweeper run', async () => {
     const isolated = createTestQueuePrefix();
-    const ingress = await startTestPaymirror({ db, queue: isolated, roles: 'ingress' });
+    const ingress = await startTestPaymirror({ db: t.db, queue: isolated, roles: 'ingress' });
     let answer;
     try {
       answer = await ingress.postback(postbackBody({ id: 5201, status: 'PAGO' }));
@@ -245,7 +228,7 @@ describe('losing Redis loses nothing', () => {
     }
     expect(await isolated.deleteKeys()).toBeGreaterThan(0);
     const rest = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: isolated,
       roles: 'worker,scheduler',
       env: { SWEEP_AFTER_SECONDS: '0' },
@@ -275,7 +258,7 @@ describe('failures', () => {
       create trigger refuse_sale_6001 before insert on sales for each row execute function refuse_sale_6001();`);
     const isolated = createTestQueuePrefix();
     const other = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: isolated,
       env: { JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '10' },
     });
@@ -303,7 +286,7 @@ describe('UNCONFIRMED_WEBHOOKS=hold, without gateway keys', () => {
   it('stores a webhook and keeps it out of the mirror; signed postbacks still apply', async () => {
     const holdQueue = createTestQueuePrefix();
     const holding = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: holdQueue,
       env: { UNCONFIRMED_WEBHOOKS: 'hold' },
     });

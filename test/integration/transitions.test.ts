@@ -8,26 +8,18 @@ import {
   type TransitionJob,
 } from '../../src/queue/catalog.js';
 import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
+import { createTestDatabase, createTestQueuePrefix } from '../support/services.js';
 
 // The transition feed: every status_history row delivered exactly once, in order per record.
-let db: TestDatabase;
-let queue: TestQueuePrefix;
-let app: TestPaymirror;
 let receiver: Server;
+let receiverPort = 0;
 const received: { transition: TransitionJob; headers: IncomingHttpHeaders; answered: number }[] =
   [];
 let failuresLeft = 1;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -43,21 +35,16 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
-  app = await startTestPaymirror({
-    db,
-    queue,
-    env: {
-      TRANSITIONS_WEBHOOK_URL: `http://127.0.0.1:${port}/transitions`,
-      TRANSITIONS_PUBLISH_INTERVAL_MS: '50',
-    },
-  });
+  receiverPort = (receiver.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  await app?.close();
   await new Promise((resolve) => receiver?.close(resolve));
-  await queue?.drop();
-  await db?.drop();
+});
+const t = useTestApp({
+  env: () => ({
+    TRANSITIONS_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/transitions`,
+    TRANSITIONS_PUBLISH_INTERVAL_MS: '50',
+  }),
 });
 
 const delivered = () => received.filter((r) => r.answered === 200);
@@ -65,30 +52,30 @@ const delivered = () => received.filter((r) => r.answered === 200);
 describe('transition feed', () => {
   it('delivers every history row exactly once, in order per record, despite duplicates and a failing consumer', async () => {
     const sends = [
-      () => app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
-      () => app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
-      () => app.webhook(webhookSaleBody({ id: 7001, status: 'PAGO' })),
-      () => app.postback(postbackBody({ id: 7002, status: 'PAGO' })),
+      () => t.app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
+      () => t.app.postback(postbackBody({ id: 7001, status: 'PAGO' })),
+      () => t.app.webhook(webhookSaleBody({ id: 7001, status: 'PAGO' })),
+      () => t.app.postback(postbackBody({ id: 7002, status: 'PAGO' })),
       () =>
-        app.webhook(
+        t.app.webhook(
           withdrawalBody({ id: 7101, status: 'PROCESSING', updatedAt: '2026-11-20T10:00:00.000Z' }),
         ),
     ];
     for (const send of sends) await send();
     const firstBatch = await waitFor(async () => {
-      const rows = await db.database
+      const rows = await t.db.database
         .sql`select count(*)::int as n from inbox_events where state = 'pending'`;
       return rows[0]?.n === 0 ? true : undefined;
     });
     expect(firstBatch).toBe(true);
-    await app.postback(postbackBody({ id: 7001, status: 'ESTORNADO' }));
-    await app.webhook(
+    await t.app.postback(postbackBody({ id: 7001, status: 'ESTORNADO' }));
+    await t.app.webhook(
       withdrawalBody({ id: 7101, status: 'COMPLETED', updatedAt: '2026-11-20T11:00:00.000Z' }),
     );
 
     const history = await waitFor(
       async () => {
-        const rows = await db.database.sql<
+        const rows = await t.db.database.sql<
           { id: string }[]
         >`select id from status_history order by id`;
         return rows.length === 5 && delivered().length === 5
@@ -126,15 +113,15 @@ describe('transition feed', () => {
 
   it('publishing the same rows again adds no job and posts nothing twice', async () => {
     const before = received.length;
-    await db.database.sql`update status_history set published_at = null`;
+    await t.db.database.sql`update status_history set published_at = null`;
     await waitFor(async () => {
-      const rows = await db.database
+      const rows = await t.db.database
         .sql`select count(*)::int as n from status_history where published_at is null`;
       return rows[0]?.n === 0 ? true : undefined;
     });
     const probe = new Queue(TRANSITIONS_QUEUE, {
-      connection: { url: queue.redisUrl },
-      prefix: queue.prefix,
+      connection: { url: t.queue.redisUrl },
+      prefix: t.queue.prefix,
     });
     try {
       const counts = await probe.getJobCounts('waiting', 'active', 'delayed', 'completed');
@@ -148,14 +135,14 @@ describe('transition feed', () => {
 
 describe('an injected transitions job', () => {
   it('is checked against status_history, dropped and counted, never posted', async () => {
-    const [real] = await db.database.sql<{ id: string }[]>`
+    const [real] = await t.db.database.sql<{ id: string }[]>`
       select id from status_history where published_at is not null order by id limit 1`;
     const genuine = received.find((r) => r.transition.historyId === Number(real?.id));
     expect(genuine).toBeDefined();
     const before = received.length;
     const injector = new Queue(TRANSITIONS_QUEUE, {
-      connection: { url: queue.redisUrl },
-      prefix: queue.prefix,
+      connection: { url: t.queue.redisUrl },
+      prefix: t.queue.prefix,
     });
     try {
       const forged: [string, unknown][] = [
@@ -177,7 +164,7 @@ describe('an injected transitions job', () => {
       await injector.close();
     }
     expect(received.length).toBe(before);
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
     expect(metrics).toMatch(/^paymirror_transitions_dropped_total 3$/m);
   });
 });
