@@ -20,6 +20,7 @@ import { measureLanes } from './scenarios/lanes.js';
 import { measureScale } from './scenarios/scale.js';
 import { measureInterleaved } from './scenarios/throughput.js';
 import { measureWorker } from './scenarios/worker.js';
+import { measureBareWorker } from './scenarios/workerBare.js';
 
 /**
  * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b] [--baseline dir]
@@ -89,6 +90,7 @@ try {
   }
   if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
   if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
+  if (wants(plan, 'worker_bare')) await step('worker_bare', () => measureBareWorker(plan));
   if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));
   if (plan.scaleWorkers !== null || plan.scaleIngresses !== null) {
     const counts = { workers: plan.scaleWorkers, ingresses: plan.scaleIngresses };

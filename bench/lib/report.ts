@@ -1,4 +1,5 @@
 import type { ScaleSummary } from '../scenarios/scale.js';
+import type { BareWorkerSummary } from '../scenarios/workerBare.js';
 import type { E2eSummary } from '../scenarios/e2e.js';
 import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
@@ -36,6 +37,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
   const throughput = throughputOf(sections);
   const e2e = valid<E2eSummary>(sections.e2e);
   const worker = valid<WorkerSummary>(sections.worker);
+  const workerBare = valid<BareWorkerSummary>(sections.worker_bare);
   const lanes = valid<LanesSummary>(sections.lanes);
   const rps = (name: string) => throughput[name]?.rps ?? null;
   const ratio = (a: string, b: string) => {
@@ -54,6 +56,10 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
     ingress_vs_bare: ratio('ingress', 'bare'),
     baseline_vs_naive: ratio('baseline', 'naive'),
     ingress_vs_baseline: ratio('ingress', 'baseline'),
+    worker_vs_bare:
+      worker && workerBare && workerBare.applied_per_s > 0
+        ? round(worker.applied_per_s / workerBare.applied_per_s, 3)
+        : null,
   };
   const maxRss = Math.max(0, ...Object.values(rss).map((v) => v ?? 0));
   const target = (
@@ -85,6 +91,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
       p99_ms: e2e?.p99_ms ?? null,
     },
     worker: { applied_per_s: worker?.applied_per_s ?? null },
+    worker_bare: { applied_per_s: workerBare?.applied_per_s ?? null },
     lanes: {
       webhooks_queued: lanes?.webhooks_queued ?? null,
       postback_p99_ms: lanes?.postback_p99_ms ?? null,
@@ -98,6 +105,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
       target('ingress p99 ms', '≤ 30', ingress?.p99_ms ?? null, (v) => v <= 30),
       target('e2e p99 ms at 500/s', '≤ 100', e2e?.p99_ms ?? null, (v) => v <= 100),
       target('worker applied/s', '≥ 2000', worker?.applied_per_s ?? null, (v) => v >= 2000),
+      target('worker vs bare worker', '≥ 0.75', ratios.worker_vs_bare, (v) => v >= 0.75),
       target('peak RSS MB per process', '≤ 150', maxRss || null, (v) => v <= 150),
       target(
         'signed postback p99 ms with 1,500 webhooks queued',
@@ -161,6 +169,13 @@ export function printTable(results: Results): void {
       `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs ` +
         `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}; ` +
         `outcomes ${JSON.stringify(worker.outcomes)}`,
+    );
+  }
+  const bareWorker = valid<BareWorkerSummary>(detail.worker_bare);
+  if (bareWorker) {
+    lines.push(
+      `worker_bare: ${bareWorker.applied_per_s} applied/s draining ${bareWorker.jobs} jobs ` +
+        '(BullMQ + one INSERT … ON CONFLICT per job, the same concurrency)',
     );
   }
   const scale = valid<ScaleSummary>(detail.scale);
