@@ -1,6 +1,6 @@
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { Redis } from 'ioredis';
-import postgres from 'postgres';
+import { connectPostgres } from '../../src/db/connect.js';
 import { POSTGRES_URL, REDIS_URL } from './services.js';
 
 export interface Machine {
@@ -16,7 +16,7 @@ export interface Machine {
 }
 
 export async function describeMachine(): Promise<Machine> {
-  const sql = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+  const sql = connectPostgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
     const [pg] = await sql<{ version: string }[]>`select version()`;

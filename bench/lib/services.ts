@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { connectPostgres } from '../../src/db/connect.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
 export const POSTGRES_URL =
@@ -56,7 +57,7 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 async function admin<T>(work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(withDatabase(POSTGRES_URL, 'postgres'), { max: 1, onnotice: () => {} });
+  const sql = connectPostgres(withDatabase(POSTGRES_URL, 'postgres'), { max: 1, onnotice: () => {} });
   try {
     return await work(sql);
   } finally {
@@ -88,7 +89,7 @@ function withDatabase(url: string, name: string): string {
 
 /** Runs `work` with a small client on the scenario's database. */
 export async function withSql<T>(url: string, work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  const sql = connectPostgres(url, { max: 2, onnotice: () => {} });
   try {
     return await work(sql);
   } finally {

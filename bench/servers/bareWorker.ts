@@ -1,12 +1,12 @@
 import { Worker } from 'bullmq';
-import postgres from 'postgres';
+import { connectPostgres } from '../../src/db/connect.js';
 
 /**
  * The worker baseline: a bare BullMQ worker, the same concurrency as paymirror's, doing one
  * `INSERT … ON CONFLICT DO UPDATE` per job on a table shaped like `sales`. No inbox, no
  * history, no state machine: the floor the real worker's cost is measured against.
  */
-const sql = postgres(process.env.DATABASE_URL ?? '', {
+const sql = connectPostgres(process.env.DATABASE_URL ?? '', {
   max: Number(process.env.DB_POOL_MAX ?? 10),
   onnotice: () => {},
 });

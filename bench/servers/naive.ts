@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { connectPostgres } from '../../src/db/connect.js';
 
 /**
  * What most integrators write: Express 5, express.json, an HMAC check over the raw body and
@@ -9,7 +10,7 @@ import postgres from 'postgres';
  */
 const port = Number(process.env.PORT ?? 3101);
 const secret = process.env.POSTBACK_SECRET ?? '';
-const sql = postgres(process.env.DATABASE_URL ?? '', {
+const sql = connectPostgres(process.env.DATABASE_URL ?? '', {
   max: Number(process.env.DB_POOL_MAX ?? 10),
   onnotice: () => {},
 });

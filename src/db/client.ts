@@ -1,4 +1,5 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { connectPostgres } from './connect.js';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import * as schema from './schema.js';
 
@@ -21,7 +22,7 @@ export interface DatabaseOptions {
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
-  const sql = postgres(url, {
+  const sql = connectPostgres(url, {
     max: options.max ?? 10,
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     idle_timeout: 30,

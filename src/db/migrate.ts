@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
+import { connectPostgres } from './connect.js';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { createDatabase } from './client.js';
 
@@ -26,7 +26,7 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
   if (await databaseAnswers(url)) return false;
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const sql = postgres(admin.toString(), { max: 1, connect_timeout: 10, onnotice: () => {} });
+  const sql = connectPostgres(admin.toString(), { max: 1, connect_timeout: 10, onnotice: () => {} });
   try {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
     if (rows.length > 0) return false;
@@ -44,7 +44,7 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
 }
 
 async function databaseAnswers(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
+  const sql = connectPostgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
   try {
     await sql`select 1`;
     return true;

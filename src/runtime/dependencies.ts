@@ -1,4 +1,4 @@
-import postgres from 'postgres';
+import { connectPostgres } from '../db/connect.js';
 import type { RedisTopology } from '../config/config.js';
 import { createProbeRedis, describeRedis, redisSetting } from './redis.js';
 
@@ -29,7 +29,7 @@ export async function requirePostgres(
   setting = 'DATABASE_URL',
   timeoutMs = DEPENDENCY_TIMEOUT_MS,
 ): Promise<void> {
-  const sql = postgres(url, {
+  const sql = connectPostgres(url, {
     max: 1,
     connect_timeout: Math.ceil(timeoutMs / 1000),
     onnotice: () => {},
