@@ -20,7 +20,8 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   },
   DATABASE_URL: {
     group: 'Where things are',
-    meaning: 'Postgres; the database is created if missing',
+    meaning:
+      'Postgres; the database is created if missing. `?host=/var/run/postgresql` for a Unix socket; `?prepare=false` behind PgBouncer before 1.21 in transaction mode',
   },
   REPORTS_DATABASE_URL: {
     group: 'Where things are',
