@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Sql } from '../../src/db/client.js';
+import type { Logger } from '../../src/log/logger.js';
 import { startTestPaymirror, type TestPaymirror } from './paymirror.js';
 import {
   createTestDatabase,
@@ -10,6 +11,7 @@ import {
 
 export interface TestAppOptions {
   readonly roles?: string;
+  readonly logger?: Logger;
   /** Read when the app starts (after the file's own beforeAll hooks registered before this). */
   readonly env?: () => Record<string, string>;
 }
@@ -37,6 +39,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       db,
       queue,
       ...(options.roles ? { roles: options.roles } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
       ...(options.env ? { env: options.env() } : {}),
     });
   });

@@ -51,4 +51,11 @@ describe('the documentation', () => {
     expect(text).not.toMatch(/\bDESIGN(\.md| \d)/);
     expect(text).not.toMatch(/\.\.\/shared/);
   });
+
+  it.each(documents)('%s: every test it cites as proof exists', (file) => {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/`(test\/[^`]+\.test\.ts)`/g)) {
+      expect(existsSync(String(match[1])), `${file} cites ${match[1]}`).toBe(true);
+    }
+  });
 });
