@@ -57,7 +57,10 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 async function admin<T>(work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = connectPostgres(withDatabase(POSTGRES_URL, 'postgres'), { max: 1, onnotice: () => {} });
+  const sql = connectPostgres(withDatabase(POSTGRES_URL, 'postgres'), {
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     return await work(sql);
   } finally {

@@ -6,7 +6,10 @@ import postgres from 'postgres';
  * path instead, and would send an unknown `host` parameter to the server. A local socket
  * skips the TCP stack for every statement.
  */
-export function connectPostgres(url: string, options: postgres.Options<Record<string, never>> = {}) {
+export function connectPostgres(
+  url: string,
+  options: postgres.Options<Record<string, never>> = {},
+) {
   const parsed = new URL(url);
   const socketDir = parsed.searchParams.get('host');
   if (socketDir === null || !socketDir.startsWith('/')) return postgres(url, options);

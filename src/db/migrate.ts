@@ -26,7 +26,11 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
   if (await databaseAnswers(url)) return false;
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const sql = connectPostgres(admin.toString(), { max: 1, connect_timeout: 10, onnotice: () => {} });
+  const sql = connectPostgres(admin.toString(), {
+    max: 1,
+    connect_timeout: 10,
+    onnotice: () => {},
+  });
   try {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
     if (rows.length > 0) return false;
