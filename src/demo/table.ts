@@ -1,12 +1,18 @@
 /**
  * The side-by-side table: per status, sandbox (truth) and mirror, count and total in R$.
  */
-import { formatBrl } from '../domain/money.js';
-import type { Comparison, RecordMismatch, ResourceComparison, StatusRow } from './compare.js';
+import type { Column } from '../reports/columns.js';
+import { renderTable } from '../reports/render.js';
+import type { Comparison, RecordMismatch, ResourceComparison } from './compare.js';
 
-const STATUS_WIDTH = 18;
-const COUNT_WIDTH = 6;
-const MONEY_WIDTH = 16;
+const COLUMNS = (label: string): readonly Column[] => [
+  { key: 'status', label, kind: 'text' },
+  { key: 'truthCount', label: 'sandbox', kind: 'integer' },
+  { key: 'truthCents', label: 'sandbox total', kind: 'cents' },
+  { key: 'mirrorCount', label: 'mirror', kind: 'integer' },
+  { key: 'mirrorCents', label: 'mirror total', kind: 'cents' },
+  { key: 'mark', label: '', kind: 'text' },
+];
 
 export function formatComparison(title: string, comparison: Comparison, listLimit = 10): string {
   const lines = [
@@ -23,22 +29,20 @@ export function formatComparison(title: string, comparison: Comparison, listLimi
   return `${lines.join('\n')}\n`;
 }
 
+/** Per status, the sandbox's (truth) and the mirror's count and total, in the reports' table. */
 function resourceTable(label: string, resource: ResourceComparison): string[] {
-  const side = COUNT_WIDTH + 1 + MONEY_WIDTH;
-  const header1 = `  ${label.padEnd(STATUS_WIDTH)} ${'sandbox (truth)'.padStart(side)}   ${'mirror'.padStart(side)}`;
-  const header2 = `  ${''.padEnd(STATUS_WIDTH)} ${'count'.padStart(COUNT_WIDTH)} ${'total'.padStart(MONEY_WIDTH)}   ${'count'.padStart(COUNT_WIDTH)} ${'total'.padStart(MONEY_WIDTH)}`;
-  const rule = `  ${'-'.repeat(header2.length - 2)}`;
-  const rows = resource.rows.length > 0 ? resource.rows.map(formatRow) : ['  (none)'];
-  return [header1, header2, rule, ...rows, rule, formatRow(resource.total)];
-}
-
-function formatRow(row: StatusRow): string {
-  return (
-    `  ${row.status.padEnd(STATUS_WIDTH)} ` +
-    `${String(row.truthCount).padStart(COUNT_WIDTH)} ${formatBrl(row.truthCents).padStart(MONEY_WIDTH)}   ` +
-    `${String(row.mirrorCount).padStart(COUNT_WIDTH)} ${formatBrl(row.mirrorCents).padStart(MONEY_WIDTH)}` +
-    (row.matches ? '' : '   ✗ mismatch')
-  );
+  const rows = [...resource.rows, resource.total].map((row) => ({
+    status: row.status,
+    truthCount: row.truthCount,
+    truthCents: row.truthCents,
+    mirrorCount: row.mirrorCount,
+    mirrorCents: row.mirrorCents,
+    mark: row.matches ? '' : '✗ mismatch',
+  }));
+  return renderTable(COLUMNS(label), rows)
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`.trimEnd());
 }
 
 function mismatchLines(comparison: Comparison, limit: number): string[] {
