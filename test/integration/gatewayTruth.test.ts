@@ -11,40 +11,24 @@ import {
   webhookSaleBody,
   withdrawalBody,
 } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
+import { createTestQueuePrefix } from '../support/services.js';
 
 // Notifications are hints; the gateway's GET is the truth (issue 3), against the sandbox.
-let db: TestDatabase;
-let queue: TestQueuePrefix;
 let gateway: TestSandbox;
-let app: TestPaymirror;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
   gateway = await startTestSandbox();
-  app = await startTestPaymirror({
-    db,
-    queue,
-    env: { ...gateway.env, RECONCILE_INTERVAL_SECONDS: '3600' },
-  });
 });
 afterAll(async () => {
-  await app?.close();
   await gateway?.close();
-  await queue?.drop();
-  await db?.drop();
 });
+const t = useTestApp({ env: () => ({ ...gateway.env, RECONCILE_INTERVAL_SECONDS: '3600' }) });
 
-const sql = () => db.database.sql;
+const sql = () => t.db.database.sql;
 const silent = createLogger({ level: 'silent' });
 
 async function finished(inboxId: number) {
@@ -60,8 +44,8 @@ async function finished(inboxId: number) {
 
 function reconcileDeps() {
   return {
-    db: db.database.db,
-    sql: db.database.sql,
+    db: t.db.database.db,
+    sql: t.db.database.sql,
     gateway: createGatewayClient({
       baseUrl: gateway.url,
       publicKey: gateway.publicKey,
@@ -77,7 +61,7 @@ describe('confirmation of unsigned webhooks', () => {
   it('a webhook claiming 999999 for a sale the gateway has at 5000 ends with 5000', async () => {
     const id = await gateway.createSale({ amount: 5000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    const answer = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '999999' }));
+    const answer = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '999999' }));
     expect(await finished(answer.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'applied',
@@ -102,14 +86,16 @@ describe('confirmation of unsigned webhooks', () => {
 
   it('a webhook whose status the gateway does not confirm takes the gateway status', async () => {
     const id = await gateway.createSale({ amount: 7000 });
-    const answer = await app.webhook(webhookSaleBody({ id, status: 'ESTORNADO', amount: '7000' }));
+    const answer = await t.app.webhook(
+      webhookSaleBody({ id, status: 'ESTORNADO', amount: '7000' }),
+    );
     await finished(answer.body.id as number);
     const [sale] = await sql()`select status from sales where id = ${id}`;
     expect(sale?.status).toBe('PENDENTE');
   });
 
   it('a webhook for an id the gateway does not know (404) or that is not ours (403) changes nothing', async () => {
-    const unknown = await app.webhook(webhookSaleBody({ id: 987654, status: 'PAGO' }));
+    const unknown = await t.app.webhook(webhookSaleBody({ id: 987654, status: 'PAGO' }));
     expect(await finished(unknown.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'forged',
@@ -118,14 +104,14 @@ describe('confirmation of unsigned webhooks', () => {
     const foreignId = (foreign.body.id ??
       (foreign.body.sale as { id: number } | undefined)?.id) as number;
     expect(foreignId).toEqual(expect.any(Number));
-    const forged = await app.webhook(webhookSaleBody({ id: foreignId, status: 'PAGO' }));
+    const forged = await t.app.webhook(webhookSaleBody({ id: foreignId, status: 'PAGO' }));
     expect(await finished(forged.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'forged',
     });
     const rows = await sql()`select id from sales where id in (987654, ${foreignId})`;
     expect(rows).toHaveLength(0);
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
     expect(metrics).toMatch(
       /paymirror_worker_outcomes_total\{resource="sale",outcome="forged"\} 2/,
     );
@@ -140,7 +126,7 @@ describe('confirmation of unsigned webhooks', () => {
     const id = cashout.body.id as number;
     await gateway.control(`/withdrawals/${id}/status`, { status: 'PROCESSING' });
     await gateway.control(`/withdrawals/${id}/status`, { status: 'REJECTED' });
-    const answer = await app.webhook(
+    const answer = await t.app.webhook(
       withdrawalBody({
         id,
         status: 'REJECTED',
@@ -166,7 +152,7 @@ describe('confirmation of unsigned webhooks', () => {
     const id = await gateway.createSale({ amount: 4200 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
     await gateway.control('/faults', { internalError: 1 });
-    const answer = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4200' }));
+    const answer = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4200' }));
     const inboxId = answer.body.id as number;
     await waitFor(
       async () => {
@@ -183,9 +169,9 @@ describe('confirmation of unsigned webhooks', () => {
   it('postback and webhook disagreeing on the amount are recorded as a cross-channel discrepancy', async () => {
     const id = await gateway.createSale({ amount: 5000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '5000' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PAGO', amount: '5000' }));
     await finished(post.body.id as number);
-    const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '6000' }));
+    const hook = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '6000' }));
     await finished(hook.body.id as number);
     const rows =
       await sql()`select field, mirror_value, gateway_value, source, action from reconciliation_discrepancies where resource_id = ${id} and source = 'cross_channel'`;
@@ -205,7 +191,7 @@ describe('reconciliation', () => {
   it('finds a refund the mirror never heard of, corrects it, and records it', async () => {
     const id = await gateway.createSale({ amount: 8000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '8000' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PAGO', amount: '8000' }));
     await finished(post.body.id as number);
     await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
 
@@ -238,7 +224,7 @@ describe('reconciliation', () => {
   it('gateway 500s during a pass: the pass is recorded failed and rows are untouched', async () => {
     const id = await gateway.createSale({ amount: 9100 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '9100' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PAGO', amount: '9100' }));
     await finished(post.body.id as number);
     const [before] = await sql()`select * from sales where id = ${id}`;
     await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
@@ -282,12 +268,12 @@ describe('reconciliation', () => {
   it('an ambiguous postback (PAGO then MED) is read first: the dispute stays in history, the sale at the truth', async () => {
     const id = await gateway.createSale({ amount: 3000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    await app
+    await t.app
       .postback(postbackBody({ id, status: 'PAGO', amount: '3000' }))
       .then((a) => finished(a.body.id as number));
     // MED → PAGO is a move a signed postback alone cannot prove is the latest: the worker reads first.
     // The gateway already says PAGO again (the dispute was won), so the signed MED is history.
-    const med = await app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
+    const med = await t.app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
     expect(await finished(med.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'applied',
@@ -302,7 +288,7 @@ describe('reconciliation', () => {
       { from_status: 'MED', to_status: 'PAGO', entered: true },
     ]);
     // The same MED delivered again is the same observation: no second history row.
-    const replay = await app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
+    const replay = await t.app.postback(postbackBody({ id, status: 'MED', amount: '3000' }));
     expect(await finished(replay.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'noop',
@@ -318,7 +304,7 @@ describe('scheduling', () => {
     const marked = await gateway.createSale({ amount: 1100 });
     const due = await gateway.createSale({ amount: 1200 });
     for (const id of [marked, due]) {
-      await app
+      await t.app
         .postback(
           postbackBody({ id, status: 'PENDENTE', amount: String(id === marked ? 1100 : 1200) }),
         )
@@ -337,7 +323,7 @@ describe('scheduling', () => {
 });
 
 describe('CLI', () => {
-  const env = () => ({ DATABASE_URL: db.url, ...gateway.env, LOG_LEVEL: 'warn' });
+  const env = () => ({ DATABASE_URL: t.db.url, ...gateway.env, LOG_LEVEL: 'warn' });
 
   it('reconcile --all-open prints a summary and exits 0; with the gateway failing, exits non-zero', async () => {
     const ok = runCli(['reconcile', '--all-open'], env());
@@ -431,7 +417,7 @@ describe('CLI', () => {
 
 describe('end to end with the sandbox', () => {
   it('a sale created with postbackUrl is mirrored at once, then its signed postback and confirmed webhook apply', async () => {
-    await gateway.control('/config', { webhookUrl: `${app.url}/webhooks/${WEBHOOK_TOKEN}` });
+    await gateway.control('/config', { webhookUrl: `${t.app.url}/webhooks/${WEBHOOK_TOKEN}` });
     try {
       const deps = reconcileDeps();
       const sale = await createSale(
@@ -441,7 +427,7 @@ describe('end to end with the sandbox', () => {
           paymentMethod: 'PIX',
           customer: { name: 'Maria da Silva', email: 'maria@example.com' },
           items: [{ title: 'Curso', unitPriceCents: 15050, quantity: 1, tangible: false }],
-          postbackUrl: `${app.url}/postbacks`,
+          postbackUrl: `${t.app.url}/postbacks`,
         },
       );
       const [created] =
@@ -471,14 +457,14 @@ describe('end to end with the sandbox', () => {
   it('the scheduler role runs reconciliation passes by itself', async () => {
     const id = await gateway.createSale({ amount: 6100 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    await app
+    await t.app
       .postback(postbackBody({ id, status: 'PAGO', amount: '6100' }))
       .then((a) => finished(a.body.id as number));
     await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
     await sql()`update sales set reconcile_requested_at = now() where id = ${id}`;
     const isolated = createTestQueuePrefix();
     const scheduler = await startTestPaymirror({
-      db,
+      db: t.db,
       queue: isolated,
       roles: 'scheduler',
       env: { ...gateway.env, RECONCILE_INTERVAL_SECONDS: '10' },
