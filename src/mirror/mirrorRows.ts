@@ -1,4 +1,5 @@
-import { getTableColumns, inArray } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
+import { idIn } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { sales, withdrawals } from '../db/schema.js';
@@ -40,7 +41,7 @@ export class MirrorRows<T extends MirrorTable> {
     const rows = await tx
       .select()
       .from(table)
-      .where(inArray(table.id, wanted))
+      .where(idIn(table.id, wanted))
       .orderBy(table.id)
       .for('update');
     for (const row of rows) this.current.set(row.id, row as RowOf<T>);

@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { idIn } from '../db/anyOf.js';
 import type { Db, Tx } from '../db/client.js';
 import { inboxEvents } from '../db/schema.js';
 import type { Channel } from '../notifications/notification.js';
@@ -32,7 +32,7 @@ export async function lockInboxRows(tx: Tx, ids: readonly number[]): Promise<Inb
   const rows = await tx
     .select(columns)
     .from(inboxEvents)
-    .where(inArray(inboxEvents.id, [...ids]))
+    .where(idIn(inboxEvents.id, ids))
     .orderBy(inboxEvents.id)
     .for('update');
   return rows.map(withParsed);
@@ -43,7 +43,7 @@ export async function peekPendingRows(db: Db, ids: readonly number[]): Promise<I
   const rows = await db
     .select(columns)
     .from(inboxEvents)
-    .where(inArray(inboxEvents.id, [...ids]))
+    .where(idIn(inboxEvents.id, ids))
     .orderBy(inboxEvents.id);
   return rows.filter((row) => row.state === 'pending').map(withParsed);
 }

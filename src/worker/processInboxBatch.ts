@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { idIn } from '../db/anyOf.js';
 import type { Db, Tx } from '../db/client.js';
 import { sales } from '../db/schema.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
@@ -112,7 +112,7 @@ async function readFirst(
             await db
               .select({ id: sales.id, status: sales.status, paymentMethod: sales.paymentMethod })
               .from(sales)
-              .where(inArray(sales.id, saleIds))
+              .where(idIn(sales.id, saleIds))
           ).map((row) => [
             row.id,
             { status: row.status as SaleStatus, paymentMethod: row.paymentMethod as PaymentMethod },
