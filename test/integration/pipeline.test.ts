@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { postbackBody, sign, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { inboxRowFinished, startTestPaymirror, waitFor } from '../support/paymirror.js';
 import { useTestApp } from '../support/testApp.js';
 import { createTestQueuePrefix } from '../support/services.js';
 
@@ -11,16 +11,7 @@ const t = useTestApp();
 
 const sql = () => t.db.database.sql;
 
-async function processed(inboxId: number): Promise<{ state: string; outcome: string | null }> {
-  return waitFor(
-    async () => {
-      const rows = await sql()<{ state: string; outcome: string | null }[]>`
-      select state, outcome from inbox_events where id = ${inboxId}`;
-      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
-    },
-    { what: `inbox row ${inboxId} to finish` },
-  );
-}
+const processed = (inboxId: number) => inboxRowFinished(sql(), inboxId);
 
 async function saleStatus(id: number): Promise<string | undefined> {
   const rows = await sql()<{ status: string }[]>`select status from sales where id = ${id}`;

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -19,6 +18,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { gatewayClientFor } from '../../src/runtime/gatewayClient.js';
 import { createSandbox, generateKeyPair, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
+import { dropTestDatabase, withDatabase } from '../support/services.js';
 import { POSTBACK_SECRET, SELLER_USER_ID, WEBHOOK_TOKEN } from '../support/fixtures.js';
 import { startFleetProcess, type FleetProcess } from '../support/fleet.js';
 import { startForwarder, type Forwarder } from '../support/forwarder.js';
@@ -62,7 +62,7 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
     pgbouncer = await startPgBouncer(inject('databaseUrl'));
     cleanups.push(() => pgbouncer.stop());
     const name = `pm_scale_${randomBytes(5).toString('hex')}`;
-    cleanups.push(() => dropDatabase(name));
+    cleanups.push(() => dropTestDatabase(name));
     databaseUrl = pgbouncer.through(withDatabase(inject('databaseUrl'), name));
 
     const keys = generateKeyPair();
@@ -297,22 +297,4 @@ function budgetExcess(
       excess.push({ from: new Date(times[start] as number).toISOString(), calls: count });
   }
   return excess.slice(0, 5);
-}
-
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), {
-    max: 1,
-    onnotice: () => {},
-  });
-  try {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
 }

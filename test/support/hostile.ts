@@ -5,7 +5,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { userIdSchema } from '../../src/notifications/wireSchemas.js';
 import { sellerOf } from '../../src/ingress/sellerCheck.js';
 import { SELLER_USER_ID, WEBHOOK_TOKEN, sign } from './fixtures.js';
-import { waitFor } from './paymirror.js';
+import { inboxRowFinished } from './paymirror.js';
 import { useTestApp, type TestApp } from './testApp.js';
 
 // Hostile input through real HTTP (raw sockets, so every byte is ours), against the real
@@ -505,17 +505,8 @@ export function tryJson(raw: string): Record<string, unknown> | undefined {
   }
 }
 
-export async function finished(
-  inboxId: number,
-): Promise<{ state: string; outcome: string | null }> {
-  return waitFor(
-    async () => {
-      const rows = await sql()<{ state: string; outcome: string | null }[]>`
-        select state, outcome from inbox_events where id = ${inboxId}`;
-      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
-    },
-    { what: `inbox row ${inboxId} to finish` },
-  );
+export function finished(inboxId: number): Promise<{ state: string; outcome: string | null }> {
+  return inboxRowFinished(sql(), inboxId);
 }
 
 /** Centavos as the exact decimal text Postgres must hold, or null when the input is not money. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/config.js';
+import type { Sql } from '../../src/db/client.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { parseRoles } from '../../src/runtime/roles.js';
 import { startPaymirror, type RunningPaymirror } from '../../src/runtime/startPaymirror.js';
@@ -112,4 +113,19 @@ export async function waitFor<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Waits until the inbox row is no longer pending; its state and outcome. */
+export function inboxRowFinished(
+  sql: Sql,
+  inboxId: number,
+): Promise<{ state: string; outcome: string | null }> {
+  return waitFor(
+    async () => {
+      const rows = await sql<{ state: string; outcome: string | null }[]>`
+        select state, outcome from inbox_events where id = ${inboxId}`;
+      return rows[0] && rows[0].state !== 'pending' ? rows[0] : undefined;
+    },
+    { what: `inbox row ${inboxId} to finish` },
+  );
 }

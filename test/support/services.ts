@@ -22,20 +22,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     database,
     async drop() {
       await database.close();
-      const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), {
-        max: 1,
-        onnotice: () => {},
-      });
-      try {
-        await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await admin.end({ timeout: 5 });
-      }
+      await dropTestDatabase(name);
     },
   };
 }
 
-function withDatabase(url: string, name: string): string {
+/** Drops a database of the test server, its connections forced out. */
+export async function dropTestDatabase(name: string): Promise<void> {
+  const admin = postgres(withDatabase(inject('databaseUrl'), 'postgres'), {
+    max: 1,
+    onnotice: () => {},
+  });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
