@@ -8,14 +8,9 @@ import { writeMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { runReconcilePass } from '../../src/reconciler/reconcilePass.js';
 import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { waitFor } from '../support/paymirror.js';
+import { useTestApp } from '../support/testApp.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import {
-  createTestDatabase,
-  createTestQueuePrefix,
-  type TestDatabase,
-  type TestQueuePrefix,
-} from '../support/services.js';
 
 // Who may assert what in the mirror (docs/reconciliation.md): signed postbacks,
 // webhooks the gateway's GET confirmed, and gateway reads no older than the row.
@@ -27,18 +22,13 @@ interface Broken {
   readonly type: string;
 }
 
-let db: TestDatabase;
-let queue: TestQueuePrefix;
 let gateway: TestSandbox;
 let proxy: Server;
 let proxyUrl = '';
 let broken: Broken | null = null;
 const brokenGets: string[] = [];
-let app: TestPaymirror;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  queue = createTestQueuePrefix();
   gateway = await startTestSandbox();
   proxy = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -63,25 +53,20 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  app = await startTestPaymirror({
-    db,
-    queue,
-    env: { ...gateway.env, GATEWAY_BASE_URL: proxyUrl, RECONCILE_INTERVAL_SECONDS: '3600' },
-  });
 });
 afterEach(() => {
   broken = null;
   brokenGets.length = 0;
 });
 afterAll(async () => {
-  await app?.close();
   await new Promise((resolve) => proxy?.close(resolve));
   await gateway?.close();
-  await queue?.drop();
-  await db?.drop();
+});
+const t = useTestApp({
+  env: () => ({ ...gateway.env, GATEWAY_BASE_URL: proxyUrl, RECONCILE_INTERVAL_SECONDS: '3600' }),
 });
 
-const sql = () => db.database.sql;
+const sql = () => t.db.database.sql;
 
 async function finished(inboxId: number) {
   return waitFor(
@@ -96,8 +81,8 @@ async function finished(inboxId: number) {
 
 function reconcileDeps() {
   return {
-    db: db.database.db,
-    sql: db.database.sql,
+    db: t.db.database.db,
+    sql: t.db.database.sql,
     gateway: createGatewayClient({
       baseUrl: proxyUrl,
       publicKey: gateway.publicKey,
@@ -110,7 +95,7 @@ function reconcileDeps() {
 }
 
 async function indeterminateCount(): Promise<number> {
-  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const text = await (await fetch(`${t.app.url}/metrics`)).text();
   return [...text.matchAll(/^paymirror_gateway_indeterminate_answers_total\{[^}]*\} (\d+)/gm)]
     .map((match) => Number(match[1]))
     .reduce((a, b) => a + b, 0);
@@ -153,7 +138,7 @@ describe('a GET answer that cannot tell (item 2)', () => {
       await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
       const before = await indeterminateCount();
       broken = answer;
-      const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4100' }));
+      const hook = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '4100' }));
       expect(hook.body.status).toBe('accepted');
       await waitFor(() => brokenGets.filter((url) => url.endsWith(`/${id}`)).length >= 2, {
         what: 'two refused GETs',
@@ -173,7 +158,7 @@ describe('a GET answer that cannot tell (item 2)', () => {
 
   it('a reconciliation pass that meets one leaves the row scheduled and unmarked', async () => {
     const id = await gateway.createSale({ amount: 4200 });
-    const post = await app.postback(postbackBody({ id, status: 'PENDENTE', amount: '4200' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PENDENTE', amount: '4200' }));
     await finished(post.body.id as number);
     const [before] = await sql()`select next_reconcile_at from sales where id = ${id}`;
     broken = cases[0]![1];
@@ -190,9 +175,9 @@ describe('a GET answer that cannot tell (item 2)', () => {
 describe('an unconfirmed webhook (item 4)', () => {
   it('writes none of its fields, records its claims, and does not steal the real event', async () => {
     const id = await gateway.createSale({ amount: 5100 });
-    const post = await app.postback(postbackBody({ id, status: 'PENDENTE', amount: '5100' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PENDENTE', amount: '5100' }));
     await finished(post.body.id as number);
-    const forged = await app.webhook(
+    const forged = await t.app.webhook(
       webhookSaleBody({ id, status: 'PAGO', amount: '5100', fee: 999999 }),
     );
     expect(await finished(forged.body.id as number)).toEqual({
@@ -214,7 +199,7 @@ describe('an unconfirmed webhook (item 4)', () => {
 
     // The gateway's own webhook for the same event, later: not a duplicate, and applied.
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
-    const real = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '5100' }));
+    const real = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '5100' }));
     expect(real.body.status).toBe('accepted');
     expect(await finished(real.body.id as number)).toEqual({
       state: 'processed',
@@ -225,9 +210,9 @@ describe('an unconfirmed webhook (item 4)', () => {
 
   it('a delivery that turned out forged releases its dedupe key', async () => {
     const body = webhookSaleBody({ id: 987_001, status: 'PAGO' });
-    const first = await app.webhook(body);
+    const first = await t.app.webhook(body);
     expect(await finished(first.body.id as number)).toMatchObject({ outcome: 'forged' });
-    const again = await app.webhook(body);
+    const again = await t.app.webhook(body);
     expect(again.body.status).toBe('accepted');
     expect(again.body.id).not.toBe(first.body.id);
   });
@@ -244,7 +229,7 @@ describe('withdrawal webhooks with gateway keys (item 6)', () => {
     expect(cashout.status).toBe(201);
     const id = Number(cashout.body.id);
     await gateway.control(`/withdrawals/${id}/status`, { status: 'COMPLETED' });
-    const hook = await app.webhook(
+    const hook = await t.app.webhook(
       withdrawalBody({
         id,
         status: 'COMPLETED',
@@ -302,12 +287,12 @@ describe('reconciliation reports only what happened (item 8)', () => {
     const id = await gateway.createSale({ amount: 15000 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
     // The webhook's "015000" is stored as received; the postback compared with it later.
-    const hook = await app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '015000' }));
+    const hook = await t.app.webhook(webhookSaleBody({ id, status: 'PAGO', amount: '015000' }));
     expect(await finished(hook.body.id as number)).toEqual({
       state: 'processed',
       outcome: 'applied',
     });
-    const post = await app.postback(postbackBody({ id, status: 'PAGO', amount: '15000' }));
+    const post = await t.app.postback(postbackBody({ id, status: 'PAGO', amount: '15000' }));
     expect(await finished(post.body.id as number)).toEqual({ state: 'processed', outcome: 'noop' });
     expect(
       await sql()`select count(*)::int as n from reconciliation_discrepancies
@@ -326,7 +311,7 @@ describe('a gateway read against a newer signed state (item 3)', () => {
     const readAt = new Date();
     const paid = await client.getTransaction(id); // the truth as of readAt: PAGO
     await gateway.control(`/sales/${id}/status`, { status: 'ESTORNADO' });
-    const refund = await app.postback(postbackBody({ id, status: 'ESTORNADO', amount: '7100' }));
+    const refund = await t.app.postback(postbackBody({ id, status: 'ESTORNADO', amount: '7100' }));
     await finished(refund.body.id as number);
 
     const stale: MirrorInput = {
@@ -338,7 +323,7 @@ describe('a gateway read against a newer signed state (item 3)', () => {
       purpose: 'reconcile',
       runId: null,
     };
-    const [result] = await writeMirror(db.database.db, [stale], watch());
+    const [result] = await writeMirror(t.db.database.db, [stale], watch());
     expect(result).toMatchObject({ outcome: 'stale' });
     const path =
       await sql()`select to_status from status_history where resource_id = ${id} order by id`;
@@ -352,14 +337,16 @@ describe('a gateway read against a newer signed state (item 3)', () => {
       record: { ...paid, status: 'PAGO' },
       readAt: new Date(Date.now() + 1000),
     };
-    const [wins] = await writeMirror(db.database.db, [fresh], watch());
+    const [wins] = await writeMirror(t.db.database.db, [fresh], watch());
     expect(wins).toMatchObject({ outcome: 'applied', from: 'ESTORNADO', to: 'PAGO' });
   });
 });
 
 describe("another seller's signed postback (item 1)", () => {
   it('is refused 403 and kept with the rejections, never mirrored', async () => {
-    const foreign = await app.postback(postbackBody({ id: 930_001, status: 'PAGO', userId: 777 }));
+    const foreign = await t.app.postback(
+      postbackBody({ id: 930_001, status: 'PAGO', userId: 777 }),
+    );
     expect(foreign.status).toBe(403);
     expect(
       await sql()`select count(*)::int as n from inbox_events where resource_id = 930001`,
@@ -383,7 +370,7 @@ describe("another seller's signed postback (item 1)", () => {
   ])('a postback whose userId is %s is refused 400', async (_name, userId) => {
     const body = postbackBody({ id: 930_002, status: 'PAGO', userId });
     if (userId === undefined) delete body.userId;
-    const answer = await app.postback(body);
+    const answer = await t.app.postback(body);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatch(/userId/);
     expect(
@@ -397,7 +384,7 @@ describe('card-only statuses (item 9)', () => {
     '%s on a PIX sale is refused, not mirrored',
     async (status) => {
       const id = status === 'RECUSADO' ? 940_001 : 940_002;
-      const post = await app.postback(postbackBody({ id, status, paymentMethod: 'PIX' }));
+      const post = await t.app.postback(postbackBody({ id, status, paymentMethod: 'PIX' }));
       expect(await finished(post.body.id as number)).toMatchObject({ outcome: 'invalid' });
       expect(await sql()`select count(*)::int as n from sales where id = ${id}`).toEqual([
         { n: 0 },
