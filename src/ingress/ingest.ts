@@ -140,12 +140,7 @@ type AuthFailure =
   | 'foreign_user'
   | 'invalid_user_id';
 
-/**
- * An unauthenticated failure (bad signature, unknown token, source not allowed): 429 while the
- * source is over its limit — the rejection neither kept nor logged, a webhook's body not even
- * read —, else counted against the source and rejected as usual. Authentic deliveries never get
- * here, so a blocked source (a shared proxy, a NAT) still gets its authentic deliveries through.
- */
+/** 429 for a source over its failure limit, asked before anything of the request is read. */
 function blockedSource(req: IncomingMessage, deps: IngestDeps): IngestOutcome | null {
   const limiter = deps.authFailures;
   if (!limiter) return null;
@@ -153,6 +148,13 @@ function blockedSource(req: IncomingMessage, deps: IngestDeps): IngestOutcome | 
   return retryAfterSeconds > 0 ? { kind: 'limited', retryAfterSeconds } : null;
 }
 
+/**
+ * An unauthenticated failure (bad signature, unknown token, source not allowed): 429 while the
+ * source is over its limit — the rejection neither kept nor logged, a webhook's body not even
+ * read —, else counted against the source and rejected as usual. Authentic deliveries never get
+ * here: a webhook on the right token from a blocked source passes (its path authenticates it
+ * before any body); a postback from one was refused earlier, by blockedSource.
+ */
 async function failAuthentication(
   req: IncomingMessage,
   deps: IngestDeps,
