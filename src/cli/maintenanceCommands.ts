@@ -27,14 +27,17 @@ export function registerMaintenanceCommands(program: Command): void {
           ]);
         const database = createDatabase(config.databaseUrl, { max: 1 });
         const redis = createProbeRedis(config.redis, 3000);
-        redis.on('error', () => {});
+        // The client's first error says why it could not connect; later ones only that it did not.
+        let connectError: unknown = null;
+        redis.on('error', (error: unknown) => (connectError ??= error));
         let checks;
         try {
-          await redis.connect().catch(() => undefined);
+          await redis.connect().catch((error: unknown) => (connectError ??= error));
           checks = await runChecks({
             config,
             sql: database.sql,
             redis,
+            redisConnectError: connectError,
             gateway: gatewayClientFor(config, null, redis.status === 'ready' ? redis : null),
           });
         } finally {

@@ -21,6 +21,8 @@ export interface DoctorDeps {
   readonly sql: Sql;
   /** Connected already, or failed to: its checks say which. */
   readonly redis: RedisClient;
+  /** Why connecting to Redis failed, when it did (the client's own later errors say less). */
+  readonly redisConnectError?: unknown;
   readonly gateway: GatewayClient | null;
 }
 
@@ -34,7 +36,9 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
   const postgresAddress = addressOf(config.databaseUrl);
   const postgres = await check('postgres', () => postgresVersion(deps.sql, postgresAddress));
   const redisTopology = describeRedis(config.redis);
-  const redis = await check('redis', () => redisReach(deps.redis, config.redis));
+  const redis = await check('redis', () =>
+    redisReach(deps.redis, config.redis, deps.redisConnectError ?? null),
+  );
   const nodes = redis.status === 'fail' ? null : await redisNodes(deps.redis).catch(() => null);
   const needsPostgres = (name: string, run: () => Promise<Omit<Check, 'name'>>) =>
     postgres.status === 'fail'
@@ -142,6 +146,7 @@ interface RedisNodeClient {
 async function redisReach(
   redis: RedisClient,
   topology: RedisTopology,
+  connectError: unknown,
 ): Promise<Omit<Check, 'name'>> {
   try {
     const info = await redis.info('server');
@@ -151,7 +156,7 @@ async function redisReach(
     const where = describeRedis(topology);
     return {
       status: 'fail',
-      detail: `cannot reach Redis (${where}) (${reasonOf(error)}): is it running?`,
+      detail: `cannot reach Redis (${where}) (${reasonOf(connectError ?? error)}): is it running?`,
     };
   }
 }

@@ -155,7 +155,22 @@ describe('doctor', () => {
   it('fails when Postgres cannot be reached', async () => {
     const run = runCli(['doctor'], env({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }));
     expect((await run.exited).code).not.toBe(0);
-    expect(run.output()).toMatch(/^postgres\s+fail/m);
+    expect(run.output()).toMatch(
+      /^postgres\s+fail\s+cannot reach Postgres at 127\.0\.0\.1:1 \(connection refused\)/m,
+    );
+    // Not "run paymirror migrate": the migrations cannot be told while Postgres is down.
+    expect(run.output()).toMatch(/^migrations\s+fail\s+not checked: Postgres at 127\.0\.0\.1:1/m);
+    expect(run.output()).not.toMatch(/run paymirror migrate/);
+  });
+
+  it("names a dead Redis and its address, not the client's retry text", async () => {
+    const run = runCli(['doctor'], env({ REDIS_URL: 'redis://127.0.0.1:2' }));
+    expect((await run.exited).code).toBe(1);
+    expect(run.output()).toMatch(
+      /^redis\s+fail\s+cannot reach Redis \(127\.0\.0\.1:2\) \(connection refused\)/m,
+    );
+    expect(run.output()).toMatch(/^redis eviction\s+fail\s+not checked: Redis/m);
+    expect(run.output()).not.toMatch(/maxRetriesPerRequest|Reached the max retries/);
   });
 });
 
