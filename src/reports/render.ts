@@ -16,7 +16,8 @@ export function renderReport(
     case 'csv':
       return renderCsv(columns, rows);
     case 'json':
-      return renderJson(rows);
+      // JSON keys are camelCase like every command's; csv keeps the view's column names.
+      return renderJson(rows.map(camelCaseKeys));
   }
 }
 
@@ -76,4 +77,13 @@ function neutralised(text: string): string {
 /** An array of objects keyed like the view; centavos as JSON numbers. */
 export function renderJson(rows: readonly ReportRow[]): string {
   return `${JSON.stringify(rows, null, 2)}\n`;
+}
+
+function camelCaseKeys(row: ReportRow): ReportRow {
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => [
+      key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()),
+      value,
+    ]),
+  );
 }
