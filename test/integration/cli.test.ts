@@ -324,6 +324,28 @@ describe('a service that cannot be reached', () => {
     expect(run.output()).toContain(`paymirror: cannot reach ${named} (connection refused)`);
   });
 
+  it('one Ctrl-C stops the demo: it cleans up and exits', async () => {
+    const name = `pm_test_demo_${randomBytes(4).toString('hex')}`;
+    const run = runCli(['demo', '--sales', '400'], {
+      DEMO_DATABASE_URL: withDatabaseName(db.url, name),
+      REDIS_URL: queue.redisUrl,
+    });
+    try {
+      await run.waitForOutput(/sandbox gateway on http/);
+      run.child.kill('SIGINT');
+      const { code } = await run.exited;
+      expect(code).toBe(130);
+      expect(run.output()).toMatch(/stopping and cleaning up/);
+    } finally {
+      run.child.kill('SIGKILL');
+      const url = new URL(inject('databaseUrl'));
+      url.pathname = '/postgres';
+      const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    }
+  });
+
   it('the demo fails within seconds naming Redis, and exits', async () => {
     const run = runCli(['demo'], {
       DEMO_DATABASE_URL: withDatabaseName(db.url, 'pm_demo_never_created'),
