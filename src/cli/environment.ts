@@ -34,6 +34,7 @@ export function loggerFor(config: Config, fd: 1 | 2 = 1): Logger {
       ...config.postbackSecrets,
       ...config.webhookTokens,
       ...(config.gateway ? [config.gateway.privateKey, config.gateway.publicKey] : []),
+      ...(config.redis.kind !== 'single' && config.redis.password ? [config.redis.password] : []),
     ],
   });
 }
