@@ -89,6 +89,10 @@ try {
     });
   }
   if (wants(plan, 'e2e')) await step('e2e', () => measureE2e(plan, 'split'));
+  if (wants(plan, 'e2e_flood')) {
+    const floodWebhooks = plan.mode === 'quick' ? 300 : 1500;
+    await step('e2e_flood', () => measureE2e(plan, 'split', { floodWebhooks }));
+  }
   if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
   if (wants(plan, 'worker_bare')) await step('worker_bare', () => measureBareWorker(plan));
   if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));

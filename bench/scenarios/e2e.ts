@@ -4,6 +4,11 @@ import { peakRssMb, runToEnd, stopChild } from '../lib/processes.js';
 import { spawnBenchScript, startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { percentile, round } from '../lib/stats.js';
+import {
+  pendingWebhooks,
+  sendUnconfirmedWebhooks,
+  startNotFoundGateway,
+} from '../lib/unconfirmedWebhooks.js';
 import { waitUntilApplied } from './applied.js';
 
 export interface E2eSummary {
@@ -24,36 +29,64 @@ export interface E2eSummary {
   readonly applied: number;
   readonly failed_requests: number;
   readonly rss_mb: Record<string, number | null>;
+  /** With a flood: unconfirmed webhooks queued before the load, and still waiting after it. */
+  readonly webhooks_queued: number;
+  readonly webhooks_still_pending: number | null;
+}
+
+export interface E2eOptions {
+  /**
+   * Unconfirmed webhooks (the lanes issue's leaked-URL flood) sent before the load: they wait
+   * in the confirmation lane, for a gateway that answers 404 at 5 GETs a second, the whole run.
+   */
+  readonly floodWebhooks: number;
 }
 
 /**
- * Accept-to-applied latency at a fixed offered rate: paymirror as `--role all` (layout 'all')
- * or an ingress and a worker process ('split'). After the load, waits until every row is
- * applied, then joins each sale id's due time with its inbox row's processed_at.
+ * Accept-to-applied latency of signed postbacks at a fixed offered rate: paymirror as
+ * `--role all` (layout 'all') or an ingress and a worker process ('split'). After the load,
+ * waits until every postback is applied, then joins each sale id's due time with its inbox
+ * row's processed_at.
  */
-export async function measureE2e(plan: Plan, layout: 'all' | 'split'): Promise<E2eSummary> {
-  const services = await createScenarioServices(`e2e_${layout}`, { migrate: true });
+export async function measureE2e(
+  plan: Plan,
+  layout: 'all' | 'split',
+  options: E2eOptions = { floodWebhooks: 0 },
+): Promise<E2eSummary> {
+  const flooded = options.floodWebhooks > 0;
+  const name = `e2e_${layout}${flooded ? '_flood' : ''}`;
+  const gateway = flooded ? await startNotFoundGateway() : null;
+  const env = gateway?.env ?? {};
+  const services = await createScenarioServices(name, { migrate: true });
   const servers: Server[] = [];
   try {
     if (layout === 'all') {
-      servers.push(await startPaymirrorProcess('e2e-all', 'all', services));
+      servers.push(await startPaymirrorProcess('e2e-all', 'all', services, env));
     } else {
-      servers.push(await startPaymirrorProcess('e2e-ingress', 'ingress', services));
-      servers.push(await startPaymirrorProcess('e2e-worker', 'worker,scheduler', services));
+      servers.push(await startPaymirrorProcess('e2e-ingress', 'ingress', services, env));
+      servers.push(await startPaymirrorProcess('e2e-worker', 'worker,scheduler', services, env));
     }
     const url = servers[0]?.url ?? '';
+    if (flooded) await sendUnconfirmedWebhooks(url, options.floodWebhooks, 800_000_000);
     const load = { url, rate: plan.e2eRate, connections: plan.connections };
     // Warm-up at the same rate, on other sale ids, applied before the measured run starts.
     await runPaced({ ...load, durationSec: plan.e2eWarmupSec, idBase: 900_000_000 });
-    await waitUntilApplied(services.databaseUrl, 60_000);
+    await waitUntilApplied(services.databaseUrl, 60_000, 'postback');
     const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: 1 });
-    await waitUntilApplied(services.databaseUrl, 120_000);
+    await waitUntilApplied(services.databaseUrl, 120_000, 'postback');
     const rss: Record<string, number | null> = {};
     for (const server of servers) rss[server.child.name] = await peakRssMb(server.child.pid);
-    return { ...(await latencies(services, result)), layout, rss_mb: rss };
+    return {
+      ...(await latencies(services, result)),
+      layout,
+      rss_mb: rss,
+      webhooks_queued: options.floodWebhooks,
+      webhooks_still_pending: flooded ? await pendingWebhooks(services.databaseUrl) : null,
+    };
   } finally {
     for (const server of servers) await stopChild(server.child);
     await services.drop();
+    await gateway?.close();
   }
 }
 
@@ -66,7 +99,7 @@ async function latencies(services: ScenarioServices, result: PacedResult) {
              extract(epoch from received_at) * 1000 as received_ms,
              extract(epoch from processed_at) * 1000 as processed_ms
         from inbox_events
-       where resource_id < 900000000 and processed_at is not null`,
+       where resource_id < 800000000 and channel = 'postback' and processed_at is not null`,
   );
   const due = new Map(result.due);
   const total: number[] = [];

@@ -1,12 +1,16 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Plan } from '../lib/plan.js';
-import { BENCH_WEBHOOK_TOKEN, postbackBody, postbackHeaders } from '../lib/postbacks.js';
+import { postbackBody, postbackHeaders } from '../lib/postbacks.js';
 import { stopChild } from '../lib/processes.js';
 import { startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
 import { percentile, round } from '../lib/stats.js';
+import {
+  FLOOD_GATEWAY_MAX_RPS,
+  pendingWebhooks,
+  sendUnconfirmedWebhooks,
+  startNotFoundGateway,
+} from '../lib/unconfirmedWebhooks.js';
 
 export interface LanesSummary {
   /** Unconfirmed webhooks queued before the signed postbacks were sent. */
@@ -22,8 +26,6 @@ export interface LanesSummary {
   readonly webhooks_still_pending: number;
 }
 
-const MAX_RPS = 5;
-
 /**
  * The lanes issue's acceptance scenario: 1,500 webhooks for ids the gateway does not know (a
  * leaked URL) wait in the confirmation lane, where they drain at GATEWAY_MAX_RPS; meanwhile
@@ -36,33 +38,17 @@ export async function measureLanes(plan: Plan): Promise<LanesSummary> {
   const services = await createScenarioServices('lanes', { migrate: true });
   let server: Server | null = null;
   try {
-    server = await startPaymirrorProcess('lanes', 'all', services, {
-      GATEWAY_BASE_URL: gateway.url,
-      GATEWAY_PUBLIC_KEY: 'bench-public-key',
-      GATEWAY_PRIVATE_KEY: 'bench-private-key-0123456789',
-      GATEWAY_MAX_RPS: String(MAX_RPS),
-      RECONCILE_INTERVAL_SECONDS: '3600',
-    });
+    server = await startPaymirrorProcess('lanes', 'all', services, gateway.env);
     const url = server.url;
-    for (let first = 0; first < webhooks; first += 100) {
-      await Promise.all(
-        Array.from({ length: Math.min(100, webhooks - first) }, (_, i) =>
-          sendWebhook(url, 800_000_000 + first + i),
-        ),
-      );
-    }
+    await sendUnconfirmedWebhooks(url, webhooks, 800_000_000);
     const latencies: number[] = [];
     for (let i = 0; i < postbacks; i += 1) {
       latencies.push(await postbackToApplied(url, services.databaseUrl, 700_000_000 + i));
     }
-    const pending = await withSql(services.databaseUrl, async (sql) => {
-      const [row] = await sql<{ n: string }[]>`
-        select count(*) as n from inbox_events where channel = 'webhook' and state = 'pending'`;
-      return Number(row?.n ?? 0);
-    });
+    const pending = await pendingWebhooks(services.databaseUrl);
     return {
       webhooks_queued: webhooks,
-      gateway_max_rps: MAX_RPS,
+      gateway_max_rps: FLOOD_GATEWAY_MAX_RPS,
       postbacks,
       postback_p50_ms: round(percentile(latencies, 0.5)),
       postback_p99_ms: round(percentile(latencies, 0.99)),
@@ -72,19 +58,8 @@ export async function measureLanes(plan: Plan): Promise<LanesSummary> {
   } finally {
     if (server) await stopChild(server.child);
     await services.drop();
-    await new Promise((resolve) => gateway.server.close(resolve));
+    await gateway.close();
   }
-}
-
-async function sendWebhook(url: string, id: number): Promise<void> {
-  const body = JSON.parse(postbackBody(id)) as Record<string, unknown>;
-  delete body.externalTransactionId;
-  const answer = await fetch(`${url}/webhooks/${BENCH_WEBHOOK_TOKEN}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, fee: 150, transactionId: id, type: 'TRANSACTION' }),
-  });
-  if (answer.status !== 200) throw new Error(`webhook ${id} answered ${answer.status}`);
 }
 
 async function postbackToApplied(url: string, databaseUrl: string, id: number): Promise<number> {
@@ -106,15 +81,4 @@ async function postbackToApplied(url: string, databaseUrl: string, id: number): 
     }
   });
   return performance.now() - sentAt;
-}
-
-/** Answers every GET as the gateway does for an id it does not know (404, shape B). */
-async function startNotFoundGateway(): Promise<{ server: HttpServer; url: string }> {
-  const server = createServer((_request, response) => {
-    response
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ message: 'Transaction not found', error: 'Not Found' }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

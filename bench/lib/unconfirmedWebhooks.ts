@@ -1,0 +1,75 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BENCH_WEBHOOK_TOKEN, postbackBody } from './postbacks.js';
+import { withSql } from './services.js';
+
+/** The gateway budget the confirmation lane drains the unconfirmed webhooks at. */
+export const FLOOD_GATEWAY_MAX_RPS = 5;
+
+export interface NotFoundGateway {
+  readonly url: string;
+  /** What paymirror needs to confirm webhooks against it, at FLOOD_GATEWAY_MAX_RPS. */
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The lanes issue's flood: webhooks for ids the gateway does not know (a leaked URL). Each one
+ * waits in the confirmation lane for a GET, which this gateway answers as it does for an id it
+ * does not know (404, shape B), at most FLOOD_GATEWAY_MAX_RPS a second.
+ */
+export async function startNotFoundGateway(): Promise<NotFoundGateway> {
+  const server: HttpServer = createServer((_request, response) => {
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ message: 'Transaction not found', error: 'Not Found' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    env: {
+      GATEWAY_BASE_URL: url,
+      GATEWAY_PUBLIC_KEY: 'bench-public-key',
+      GATEWAY_PRIVATE_KEY: 'bench-private-key-0123456789',
+      GATEWAY_MAX_RPS: String(FLOOD_GATEWAY_MAX_RPS),
+      RECONCILE_INTERVAL_SECONDS: '3600',
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Sends `count` unconfirmed webhooks (ids from `firstId`), 100 at a time. */
+export async function sendUnconfirmedWebhooks(
+  url: string,
+  count: number,
+  firstId: number,
+): Promise<void> {
+  for (let first = 0; first < count; first += 100) {
+    await Promise.all(
+      Array.from({ length: Math.min(100, count - first) }, (_, i) =>
+        sendWebhook(url, firstId + first + i),
+      ),
+    );
+  }
+}
+
+async function sendWebhook(url: string, id: number): Promise<void> {
+  const body = JSON.parse(postbackBody(id)) as Record<string, unknown>;
+  delete body.externalTransactionId;
+  const answer = await fetch(`${url}/webhooks/${BENCH_WEBHOOK_TOKEN}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, fee: 150, transactionId: id, type: 'TRANSACTION' }),
+  });
+  if (answer.status !== 200) throw new Error(`webhook ${id} answered ${answer.status}`);
+}
+
+/** Webhooks still waiting in the confirmation lane. */
+export function pendingWebhooks(databaseUrl: string): Promise<number> {
+  return withSql(databaseUrl, async (sql) => {
+    const [row] = await sql<{ n: string }[]>`
+      select count(*) as n from inbox_events where channel = 'webhook' and state = 'pending'`;
+    return Number(row?.n ?? 0);
+  });
+}
