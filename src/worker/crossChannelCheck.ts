@@ -36,26 +36,27 @@ export async function recordCrossChannelDisagreements(
   const saleIds = [...new Set(candidates.map(({ notice }) => notice.id))];
   // The candidates' own rows are left out: whether they are marked processed yet in this
   // transaction must not matter (the loop below counts them, in order).
-  const own = candidates.map(({ inboxEventId }) => inboxEventId);
+  const own = new Set(candidates.map(({ inboxEventId }) => inboxEventId));
+  // Only the resource index is offered to the planner: a sale has a handful of deliveries, and
+  // filtering on state in SQL let stale statistics (taken while a backlog was pending) pick a
+  // scan of every processed row instead, 7 ms a batch against 0.05 ms.
   const rows = await tx.execute<{
     id: string;
     resource_id: string;
     notified_status: string;
     channel: Channel;
+    state: string;
     amount: string | null;
   }>(sql`
-    select distinct on (resource_id, notified_status, channel)
-           id, resource_id, notified_status, channel, payload->>'amount' as amount
+    select id, resource_id, notified_status, channel, state, payload->>'amount' as amount
       from inbox_events
-     where resource_type = 'sale' and resource_id = any(${sql.param(saleIds)}::bigint[])
-       and state = 'processed' and id <> all(${sql.param(own)}::bigint[])
-     order by resource_id, notified_status, channel, id desc`);
+     where resource_type = 'sale' and resource_id = any(${sql.param(saleIds)}::bigint[])`);
   const latest = new Map<string, Seen>();
   for (const row of rows) {
-    latest.set(key(Number(row.resource_id), row.notified_status, row.channel), {
-      id: Number(row.id),
-      amount: inCents(row.amount),
-    });
+    const id = Number(row.id);
+    if (row.state !== 'processed' || own.has(id)) continue;
+    const rowKey = key(Number(row.resource_id), row.notified_status, row.channel);
+    if ((latest.get(rowKey)?.id ?? 0) < id) latest.set(rowKey, { id, amount: inCents(row.amount) });
   }
 
   const discrepancies: (typeof reconciliationDiscrepancies.$inferInsert)[] = [];
