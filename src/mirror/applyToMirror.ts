@@ -23,32 +23,74 @@ export async function applyToMirror(
   inputs: readonly MirrorInput[],
   watch: Watch,
 ): Promise<MirrorResult[]> {
-  const saleRows = new MirrorRows(sales);
-  const withdrawalRows = new MirrorRows(withdrawals);
-  const writes = new MirrorWrites();
-  const records = recordsOf(inputs);
-  // Pipelined on the transaction's connection: the history is read after the locks are held.
-  await Promise.all([
-    saleRows.lock(tx, records.sale),
-    withdrawalRows.lock(tx, records.withdrawal),
-    writes.loadSeen(tx, records),
-  ]);
-
-  const ctx: PlanContext = { watch, writes };
-  const deferred = new Set<string>();
-  const results = inputs.map((input): MirrorResult => {
-    const [resource, id] = target(input);
-    const key = recordKey(resource, id);
-    if (deferred.has(key)) return { outcome: 'deferred' };
-    const result = plan(input, saleRows, withdrawalRows, ctx);
-    if (result.outcome === 'deferred') deferred.add(key);
-    return result;
-  });
-
-  // New rows first: their items and history refer to them.
-  await Promise.all([saleRows.writeInserts(tx), withdrawalRows.writeInserts(tx)]);
-  await Promise.all([saleRows.writeUpdates(tx), withdrawalRows.writeUpdates(tx), writes.write(tx)]);
+  const batch = new MirrorBatch();
+  const results = await batch.plan(tx, inputs, watch);
+  await batch.write(tx);
   return results;
+}
+
+/**
+ * applyToMirror in steps, for a caller that shares its round trips: lock the records early
+ * (`lockNamedByInbox`, beside the caller's own first statement), plan, then write together
+ * with the caller's own statements.
+ */
+export class MirrorBatch {
+  private readonly saleRows = new MirrorRows(sales);
+  private readonly withdrawalRows = new MirrorRows(withdrawals);
+  private readonly writes = new MirrorWrites();
+
+  /**
+   * Locks the records inbox rows name and loads their history, needing no earlier answer.
+   * Then `namedByInbox` with what the rows name, so `plan` does not look them up again.
+   */
+  async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
+    // Pipelined on the transaction's connection: the history is read after the locks are held.
+    await Promise.all([
+      this.saleRows.lockNamedByInbox(tx, inboxEventIds),
+      this.withdrawalRows.lockNamedByInbox(tx, inboxEventIds),
+      this.writes.loadSeenNamedByInbox(tx, inboxEventIds),
+    ]);
+  }
+
+  namedByInbox(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
+    this.saleRows.markLookedUp(records.sale);
+    this.withdrawalRows.markLookedUp(records.withdrawal);
+    this.writes.markLoaded(records);
+  }
+
+  /** Locks what is not locked yet, and decides every input in order. Writes nothing. */
+  async plan(tx: Tx, inputs: readonly MirrorInput[], watch: Watch): Promise<MirrorResult[]> {
+    const records = recordsOf(inputs);
+    await Promise.all([
+      this.saleRows.lock(tx, records.sale),
+      this.withdrawalRows.lock(tx, records.withdrawal),
+      this.writes.loadSeen(tx, records),
+    ]);
+    const ctx: PlanContext = { watch, writes: this.writes };
+    const deferred = new Set<string>();
+    return inputs.map((input): MirrorResult => {
+      const [resource, id] = target(input);
+      const key = recordKey(resource, id);
+      if (deferred.has(key)) return { outcome: 'deferred' };
+      const result = plan(input, this.saleRows, this.withdrawalRows, ctx);
+      if (result.outcome === 'deferred') deferred.add(key);
+      return result;
+    });
+  }
+
+  /**
+   * Writes what `plan` decided: the new rows first (items and history refer to them), then
+   * the rest pipelined, with the caller's `alongside` statements (started after the inserts).
+   */
+  async write(tx: Tx, alongside: () => readonly Promise<unknown>[] = () => []): Promise<void> {
+    await Promise.all([this.saleRows.writeInserts(tx), this.withdrawalRows.writeInserts(tx)]);
+    await Promise.all([
+      this.saleRows.writeUpdates(tx),
+      this.withdrawalRows.writeUpdates(tx),
+      this.writes.write(tx),
+      ...alongside(),
+    ]);
+  }
 }
 
 function plan(

@@ -1,4 +1,4 @@
-import { getTableColumns } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import { idIn } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
@@ -26,6 +26,8 @@ export class MirrorInsertRaceError extends Error {
  */
 export class MirrorRows<T extends MirrorTable> {
   private readonly current = new Map<number, RowOf<T>>();
+  /** Ids already looked up (and locked when they exist): not looked up again. */
+  private readonly lookedUp = new Set<number>();
   private readonly inserted = new Map<number, ChangeOf<T>>();
   private readonly changed = new Map<number, ChangeOf<T>>();
   private readonly columnKeys: readonly string[];
@@ -35,16 +37,41 @@ export class MirrorRows<T extends MirrorTable> {
   }
 
   async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
-    const wanted = [...new Set(ids)].filter((id) => !this.current.has(id)).sort((a, b) => a - b);
+    const wanted = [...new Set(ids)].filter((id) => !this.lookedUp.has(id)).sort((a, b) => a - b);
     if (wanted.length === 0) return;
+    for (const id of wanted) this.lookedUp.add(id);
     const table = this.table as typeof sales;
-    const rows = await tx
-      .select()
-      .from(table)
-      .where(idIn(table.id, wanted))
-      .orderBy(table.id)
-      .for('update');
-    for (const row of rows) this.current.set(row.id, row as RowOf<T>);
+    this.keep(
+      await tx.select().from(table).where(idIn(table.id, wanted)).orderBy(table.id).for('update'),
+    );
+  }
+
+  /**
+   * Locks the records these inbox rows name (their resource_type and resource_id, set by the
+   * ingress), in one statement that needs no earlier answer: it can share a round trip with
+   * the statement locking the inbox rows. Call `lookedUp` with the ids once they are known.
+   */
+  async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
+    const table = this.table as typeof sales;
+    this.keep(
+      await tx
+        .select()
+        .from(table)
+        .where(sql`${table.id} = any(${namedByInbox(this.tableName(), inboxEventIds)})`)
+        .orderBy(table.id)
+        .for('update'),
+    );
+  }
+
+  markLookedUp(ids: Iterable<number>): void {
+    for (const id of ids) this.lookedUp.add(id);
+  }
+
+  private keep(rows: readonly (typeof sales.$inferSelect)[]): void {
+    for (const row of rows) {
+      this.lookedUp.add(row.id);
+      this.current.set(row.id, row as RowOf<T>);
+    }
   }
 
   get(id: number): RowOf<T> | undefined {
@@ -88,9 +115,19 @@ export class MirrorRows<T extends MirrorTable> {
     await updateRowsById(tx, this.table, rows);
   }
 
-  private tableName(): string {
+  private tableName(): 'sale' | 'withdrawal' {
     return this.table === sales ? 'sale' : 'withdrawal';
   }
+}
+
+/**
+ * The ids of the records of one kind that inbox rows name, as an array subquery: the planner
+ * takes it as one `= any(...)` parameter and looks each id up by index.
+ */
+export function namedByInbox(resource: 'sale' | 'withdrawal', inboxEventIds: readonly number[]) {
+  return sql`array(select resource_id from inbox_events
+                    where id = any(${sql.param([...inboxEventIds])}::bigint[])
+                      and resource_type = ${resource} and resource_id is not null)`;
 }
 
 /** In memory a TX_NOW reads back as a Date: close enough, and nothing decides on it. */

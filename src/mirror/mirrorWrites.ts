@@ -1,9 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
 import type { FieldDifference } from './compareFields.js';
 import { recordKey, type ChangeContext } from './inputs.js';
+import { namedByInbox } from './mirrorRows.js';
 
 type HistoryRow = typeof statusHistory.$inferInsert;
 type ItemRow = typeof saleItems.$inferInsert;
@@ -33,19 +34,46 @@ export class MirrorWrites {
   private readonly gatewayItems = new Map<string, ItemRow>();
   private readonly discrepancies: DiscrepancyRow[] = [];
   private readonly seen = new Map<string, Set<string>>();
+  /** Records whose history statuses are loaded. */
+  private readonly loaded = new Set<string>();
 
-  /** Loads the statuses already in the history of these records. */
+  /** Loads the statuses already in the history of these records (once per record). */
   async loadSeen(tx: Tx, records: { sale: number[]; withdrawal: number[] }): Promise<void> {
-    if (records.sale.length === 0 && records.withdrawal.length === 0) return;
+    const sale = records.sale.filter((id) => !this.loaded.has(recordKey('sale', id)));
+    const withdrawal = records.withdrawal.filter(
+      (id) => !this.loaded.has(recordKey('withdrawal', id)),
+    );
+    if (sale.length === 0 && withdrawal.length === 0) return;
+    this.markLoaded({ sale, withdrawal });
+    await this.keepSeen(tx, sql`${sql.param(sale)}`, sql`${sql.param(withdrawal)}`);
+  }
+
+  /**
+   * The same for the records inbox rows name, in a statement that needs no earlier answer (see
+   * MirrorRows.lockNamedByInbox). Call `markLoaded` with the records once they are known.
+   */
+  async loadSeenNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
+    await this.keepSeen(
+      tx,
+      namedByInbox('sale', inboxEventIds),
+      namedByInbox('withdrawal', inboxEventIds),
+    );
+  }
+
+  markLoaded(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
+    for (const id of records.sale) this.loaded.add(recordKey('sale', id));
+    for (const id of records.withdrawal) this.loaded.add(recordKey('withdrawal', id));
+  }
+
+  private async keepSeen(tx: Tx, sale: SQL, withdrawal: SQL): Promise<void> {
     const rows = await tx.execute<{
       resource_type: string;
       resource_id: string;
       to_status: string;
     }>(
       sql`select distinct resource_type, resource_id, to_status from status_history
-           where (resource_type = 'sale' and resource_id = any(${sql.param(records.sale)}::bigint[]))
-              or (resource_type = 'withdrawal'
-                  and resource_id = any(${sql.param(records.withdrawal)}::bigint[]))`,
+           where (resource_type = 'sale' and resource_id = any(${sale}::bigint[]))
+              or (resource_type = 'withdrawal' and resource_id = any(${withdrawal}::bigint[]))`,
     );
     for (const row of rows) {
       this.seenOf(row.resource_type, Number(row.resource_id)).add(row.to_status);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import type { reconciliationDiscrepancies } from '../db/schema.js';
-import { recordDiscrepancies } from '../mirror/mirrorWrites.js';
+import { namedByInbox } from '../mirror/mirrorRows.js';
 import { centsFromCentsString, MoneyError } from '../domain/money.js';
 import type { Channel, SaleNotice } from '../notifications/notification.js';
 
@@ -18,28 +18,31 @@ interface Seen {
   readonly amount: string | null;
 }
 
+/** A processed delivery of a sale, as the cross-channel check compares against. */
+export interface SaleDelivery {
+  readonly id: number;
+  readonly saleId: number;
+  readonly status: string;
+  readonly channel: Channel;
+  readonly state: string;
+  readonly amount: string | null;
+}
+
 /**
- * The two channels describe the same sale event; when they disagree on the amount, one of
- * them is wrong (or forged), and finance should know. Recorded with source 'cross_channel':
- * mirror_value holds the postback's claim, gateway_value the webhook's.
- *
- * Candidates are checked in order, each against the latest processed delivery of the same
- * sale and status on the other channel, counting the candidates before it (they are
- * processed in the same transaction). Returns the inbox ids of the ones that disagree.
+ * Every delivery of these sales, or of the sales these inbox rows name (their resource_id, set
+ * by the ingress: a statement that needs no earlier answer). Only the resource index is offered to the
+ * planner: a sale has a handful of deliveries, and filtering on state in SQL let stale
+ * statistics (taken while a backlog was pending) pick a scan of every processed row instead,
+ * 7 ms a batch against 0.05 ms.
  */
-export async function recordCrossChannelDisagreements(
+export async function readSaleDeliveries(
   tx: Tx,
-  candidates: readonly CrossChannelCandidate[],
-): Promise<Set<number>> {
-  const disagreeing = new Set<number>();
-  if (candidates.length === 0) return disagreeing;
-  const saleIds = [...new Set(candidates.map(({ notice }) => notice.id))];
-  // The candidates' own rows are left out: whether they are marked processed yet in this
-  // transaction must not matter (the loop below counts them, in order).
-  const own = new Set(candidates.map(({ inboxEventId }) => inboxEventId));
-  // Only the resource index is offered to the planner: a sale has a handful of deliveries, and
-  // filtering on state in SQL let stale statistics (taken while a backlog was pending) pick a
-  // scan of every processed row instead, 7 ms a batch against 0.05 ms.
+  of: { readonly inboxEventIds: readonly number[] } | { readonly saleIds: readonly number[] },
+): Promise<SaleDelivery[]> {
+  const saleIds =
+    'saleIds' in of
+      ? sql`${sql.param([...of.saleIds])}::bigint[]`
+      : namedByInbox('sale', of.inboxEventIds);
   const rows = await tx.execute<{
     id: string;
     resource_id: string;
@@ -50,16 +53,48 @@ export async function recordCrossChannelDisagreements(
   }>(sql`
     select id, resource_id, notified_status, channel, state, payload->>'amount' as amount
       from inbox_events
-     where resource_type = 'sale' and resource_id = any(${sql.param(saleIds)}::bigint[])`);
+     where resource_type = 'sale' and resource_id = any(${saleIds})`);
+  return rows.map((row) => ({
+    id: Number(row.id),
+    saleId: Number(row.resource_id),
+    status: row.notified_status,
+    channel: row.channel,
+    state: row.state,
+    amount: row.amount,
+  }));
+}
+
+/**
+ * The two channels describe the same sale event; when they disagree on the amount, one of
+ * them is wrong (or forged), and finance should know. Recorded with source 'cross_channel':
+ * mirror_value holds the postback's claim, gateway_value the webhook's.
+ *
+ * Candidates are checked in order, each against the latest processed delivery of the same
+ * sale and status on the other channel (`deliveries`, read under the sales' locks), counting
+ * the candidates before it (they are processed in the same transaction). Returns the inbox ids
+ * of the ones that disagree, and the discrepancy rows to write.
+ */
+export function crossChannelDisagreements(
+  deliveries: readonly SaleDelivery[],
+  candidates: readonly CrossChannelCandidate[],
+): {
+  disagreeing: Set<number>;
+  discrepancies: (typeof reconciliationDiscrepancies.$inferInsert)[];
+} {
+  const disagreeing = new Set<number>();
+  const discrepancies: (typeof reconciliationDiscrepancies.$inferInsert)[] = [];
+  // The candidates' own rows are left out: whether they are marked processed yet in this
+  // transaction must not matter (the loop below counts them, in order).
+  const own = new Set(candidates.map(({ inboxEventId }) => inboxEventId));
   const latest = new Map<string, Seen>();
-  for (const row of rows) {
-    const id = Number(row.id);
-    if (row.state !== 'processed' || own.has(id)) continue;
-    const rowKey = key(Number(row.resource_id), row.notified_status, row.channel);
-    if ((latest.get(rowKey)?.id ?? 0) < id) latest.set(rowKey, { id, amount: inCents(row.amount) });
+  for (const delivery of deliveries) {
+    if (delivery.state !== 'processed' || own.has(delivery.id)) continue;
+    const deliveryKey = key(delivery.saleId, delivery.status, delivery.channel);
+    if ((latest.get(deliveryKey)?.id ?? 0) < delivery.id) {
+      latest.set(deliveryKey, { id: delivery.id, amount: inCents(delivery.amount) });
+    }
   }
 
-  const discrepancies: (typeof reconciliationDiscrepancies.$inferInsert)[] = [];
   for (const { channel, notice, inboxEventId, payloadAmount } of candidates) {
     const other: Channel = channel === 'postback' ? 'webhook' : 'postback';
     const mine = String(notice.amountCents);
@@ -82,8 +117,7 @@ export async function recordCrossChannelDisagreements(
       latest.set(mineKey, { id: inboxEventId, amount: inCents(payloadAmount) });
     }
   }
-  await recordDiscrepancies(tx, discrepancies);
-  return disagreeing;
+  return { disagreeing, discrepancies };
 }
 
 function key(saleId: number, status: string, channel: Channel): string {

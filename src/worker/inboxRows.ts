@@ -10,6 +10,9 @@ export interface InboxRow {
   readonly state: string;
   readonly channel: Channel;
   readonly eventKey: string;
+  /** What the ingress read the notification to be about (null when it could not tell). */
+  readonly resourceType: string | null;
+  readonly resourceId: number | null;
   readonly payload: Record<string, unknown>;
   readonly receivedAt: Date;
   readonly parsed: ParseResult;
@@ -20,6 +23,8 @@ const columns = {
   state: inboxEvents.state,
   channel: inboxEvents.channel,
   eventKey: inboxEvents.eventKey,
+  resourceType: inboxEvents.resourceType,
+  resourceId: inboxEvents.resourceId,
   payload: inboxEvents.payload,
   receivedAt: inboxEvents.receivedAt,
 };

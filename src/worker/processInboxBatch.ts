@@ -4,14 +4,17 @@ import { sales } from '../db/schema.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { PaymentMethod, SaleStatus } from '../domain/saleMachine.js';
 import type { GatewayClient } from '../gateway/types.js';
-import { applyToMirror } from '../mirror/applyToMirror.js';
+import { MirrorBatch } from '../mirror/applyToMirror.js';
 import type { MirrorInput } from '../mirror/inputs.js';
 import { retryingInsertRaces } from '../mirror/mirrorRows.js';
 import type { Watch } from '../mirror/planContext.js';
+import { recordDiscrepancies } from '../mirror/mirrorWrites.js';
 import {
+  crossChannelDisagreements,
   payloadAmount,
-  recordCrossChannelDisagreements,
+  readSaleDeliveries,
   type CrossChannelCandidate,
+  type SaleDelivery,
 } from './crossChannelCheck.js';
 import { finishInboxRows, type FinishedRow } from './finishInboxRows.js';
 import {
@@ -63,7 +66,10 @@ export interface BatchOptions {
  * The worker's one path from inbox rows to the mirror. Rows that need the gateway are read
  * first, outside any transaction (one GET per record however many rows wait on it); then one
  * transaction locks the inbox rows (a re-run job finds its row finished), hands every row's
- * inputs to applyToMirror in id order, and records each row's outcome.
+ * inputs to the mirror's one writer in id order, and records each row's outcome. Its
+ * statements share round trips: the inbox rows, the records they name and those records'
+ * history and deliveries are read in one; the new mirror rows are written in a second; and
+ * everything else, the inbox rows' outcomes included, in a third.
  */
 export async function processInboxBatch(
   deps: ProcessDeps,
@@ -139,7 +145,17 @@ async function applyRows(
   const released: HeldKey[] = [];
   const toApply: { row: InboxRow; plan: Extract<RowPlan, { kind: 'apply' }> }[] = [];
 
-  for (const row of await lockInboxRows(tx, ids)) {
+  // One round trip: the statements are pipelined and run in this order, so the records are
+  // locked before their history and deliveries are read.
+  const mirror = new MirrorBatch();
+  const [lockedRows, , deliveries] = await Promise.all([
+    lockInboxRows(tx, ids),
+    mirror.lockNamedByInbox(tx, ids),
+    readSaleDeliveries(tx, { inboxEventIds: ids }),
+  ]);
+  mirror.namedByInbox(namedRecords(lockedRows));
+
+  for (const row of lockedRows) {
     if (row.state !== 'pending') {
       results.set(row.id, { kind: 'skipped', state: row.state });
       continue;
@@ -197,7 +213,7 @@ async function applyRows(
   }
 
   const inputs: MirrorInput[] = toApply.flatMap(({ plan }) => plan.inputs);
-  const mirrorResults = await applyToMirror(tx, inputs, watch);
+  const mirrorResults = await mirror.plan(tx, inputs, watch);
   const candidates: CrossChannelCandidate[] = [];
   const done: {
     row: InboxRow;
@@ -229,8 +245,12 @@ async function applyRows(
     done.push({ row, notice: plan.notice, applied });
   }
 
-  const [disagreeing] = await Promise.all([
-    recordCrossChannelDisagreements(tx, candidates),
+  const { disagreeing, discrepancies } = crossChannelDisagreements(
+    await withDeliveriesOf(tx, candidates, deliveries),
+    candidates,
+  );
+  await mirror.write(tx, () => [
+    recordDiscrepancies(tx, discrepancies),
     finishInboxRows(tx, finished),
     releaseDedupeKeys(tx, released),
   ]);
@@ -238,6 +258,34 @@ async function applyRows(
     results.set(row.id, doneResult(notice, applied, disagreeing.has(row.id), row.receivedAt));
   }
   return results;
+}
+
+/** The records the inbox rows name, as the ingress read them. */
+function namedRecords(rows: readonly InboxRow[]): { sale: number[]; withdrawal: number[] } {
+  const named = { sale: [] as number[], withdrawal: [] as number[] };
+  for (const { resourceType, resourceId } of rows) {
+    if (resourceId === null) continue;
+    if (resourceType === 'sale' || resourceType === 'withdrawal')
+      named[resourceType].push(resourceId);
+  }
+  return named;
+}
+
+/**
+ * The deliveries read with the locks, and those of any candidate's sale its inbox row did not
+ * name (a row stored before the ingress read it, say): read now, under the same locks.
+ */
+async function withDeliveriesOf(
+  tx: Tx,
+  candidates: readonly CrossChannelCandidate[],
+  deliveries: readonly SaleDelivery[],
+): Promise<readonly SaleDelivery[]> {
+  const read = new Set(deliveries.map((delivery) => delivery.saleId));
+  const missing = [
+    ...new Set(candidates.map(({ notice }) => notice.id).filter((id) => !read.has(id))),
+  ];
+  if (missing.length === 0) return deliveries;
+  return [...deliveries, ...(await readSaleDeliveries(tx, { saleIds: missing }))];
 }
 
 function heldKey(row: InboxRow): HeldKey {
