@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import { connectPostgres } from './connect.js';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { preparingClient } from './preparingClient.js';
 import * as schema from './schema.js';
 
 export type Sql = postgres.Sql;
@@ -29,7 +30,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'paymirror' },
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparingClient(sql), { schema });
   return {
     sql,
     db,
