@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import postgres from 'postgres';
@@ -106,6 +107,11 @@ export const REDIS_START = [
   '',
   '--appendonly',
   'no',
+  // Not the working directory, where a stray dump.rdb would be loaded at start.
+  '--dir',
+  tmpdir(),
+  '--dbfilename',
+  'paymirror-faults-6379.rdb',
 ];
 
 export async function redisAnswers(): Promise<boolean> {

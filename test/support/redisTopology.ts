@@ -256,6 +256,12 @@ export function startRedisServer(port: number, extra: readonly string[]): ChildP
       'no',
       '--maxmemory-policy',
       'noeviction',
+      // Never the working directory: a replica's full sync writes an RDB file there, and a
+      // server started later in that directory would load it.
+      '--dir',
+      tmpdir(),
+      '--dbfilename',
+      `paymirror-test-${port}.rdb`,
       ...extra,
     ],
     { stdio: 'ignore' },
