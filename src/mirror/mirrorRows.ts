@@ -49,7 +49,7 @@ export class MirrorRows<T extends MirrorTable> {
   /**
    * Locks the records these inbox rows name (their resource_type and resource_id, set by the
    * ingress), in one statement that needs no earlier answer: it can share a round trip with
-   * the statement locking the inbox rows. Call `lookedUp` with the ids once they are known.
+   * the statement locking the inbox rows. Call `markLookedUp` with the ids once they are known.
    */
   async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
     const table = this.table as typeof sales;

@@ -18,7 +18,7 @@ interface Seen {
   readonly amount: string | null;
 }
 
-/** A processed delivery of a sale, as the cross-channel check compares against. */
+/** A delivery of a sale as stored (the cross-channel check counts the processed ones). */
 export interface SaleDelivery {
   readonly id: number;
   readonly saleId: number;
@@ -30,8 +30,8 @@ export interface SaleDelivery {
 
 /**
  * Every delivery of these sales, or of the sales these inbox rows name (their resource_id, set
- * by the ingress: a statement that needs no earlier answer). Only the resource index is offered to the
- * planner: a sale has a handful of deliveries, and filtering on state in SQL let stale
+ * by the ingress: a statement that needs no earlier answer). Only the resource index is offered
+ * to the planner: a sale has a handful of deliveries, and filtering on state in SQL let stale
  * statistics (taken while a backlog was pending) pick a scan of every processed row instead,
  * 7 ms a batch against 0.05 ms.
  */
