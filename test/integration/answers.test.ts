@@ -307,10 +307,12 @@ describe('storage down', () => {
       env: { SPOOL_DIR: spoolDir },
     });
     try {
+      // The replay commits the rows, then removes the segment: wait for both.
       const rows = await waitFor(async () => {
         const found = await t.db.database.sql<{ resource_id: string; delivery_count: number }[]>`
           select resource_id, delivery_count from inbox_events where resource_id in (3001, 3002) order by id`;
-        return found.length === 2 && found[0]?.delivery_count === 2 ? found : undefined;
+        const drained = readdirSync(spoolDir).length === 0;
+        return drained && found.length === 2 && found[0]?.delivery_count === 2 ? found : undefined;
       });
       expect(rows.map((r) => r.resource_id)).toEqual(['3001', '3002']);
       expect(readdirSync(spoolDir)).toEqual([]);
