@@ -30,13 +30,33 @@ export function loggerFor(config: Config, fd: 1 | 2 = 1): Logger {
       : fd === 2
         ? { destination: pino.destination(2) }
         : {}),
-    secrets: [
-      ...config.postbackSecrets,
-      ...config.webhookTokens,
-      ...(config.gateway ? [config.gateway.privateKey, config.gateway.publicKey] : []),
-      ...(config.redis.kind !== 'single' && config.redis.password ? [config.redis.password] : []),
-    ],
+    secrets: secretsOf(config),
   });
+}
+
+/**
+ * Every secret the configuration holds, scrubbed from each log line whatever carries it: the
+ * notification secrets, the gateway keys, REDIS_PASSWORD, and the credentials inside REDIS_URL,
+ * DATABASE_URL and REPORTS_DATABASE_URL. Those are scrubbed as the URL writes them
+ * (`user:password@`), not as a bare word: compose's password is `postgres`, and scrubbing the
+ * word would blank every mention of the service.
+ */
+export function secretsOf(config: Config): string[] {
+  const urls = [config.databaseUrl, config.reportsDatabaseUrl];
+  if (config.redis.kind === 'single') urls.push(config.redis.url);
+  return [
+    ...config.postbackSecrets,
+    ...config.webhookTokens,
+    ...(config.gateway ? [config.gateway.privateKey, config.gateway.publicKey] : []),
+    ...(config.redis.kind !== 'single' && config.redis.password ? [config.redis.password] : []),
+    ...urls.flatMap(credentialsIn),
+  ];
+}
+
+/** A URL's `user:password@` as written in it, when it has a password. */
+function credentialsIn(url: string): string[] {
+  const parsed = new URL(url);
+  return parsed.password === '' ? [] : [`${parsed.username}:${parsed.password}@`];
 }
 
 /** Known failures print one clear message and exit non-zero; anything else is a bug. */

@@ -1,0 +1,66 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { secretsOf } from '../../src/cli/environment.js';
+import { parseConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/log/logger.js';
+
+/** The lines a logger with the configuration's secrets writes for `message`. */
+function logged(env: Record<string, string>, message: string): string {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({
+    level: 'info',
+    destination,
+    secrets: secretsOf(parseConfig(env)),
+  });
+  logger.error({ err: new Error(message) }, message);
+  return lines.join('');
+}
+
+describe('log lines', () => {
+  it('never carry a Redis password, in REDIS_URL or REDIS_PASSWORD', () => {
+    const single = logged(
+      { REDIS_URL: 'redis://:url-redis-secret@127.0.0.1:6379' },
+      'cannot reach redis://:url-redis-secret@127.0.0.1:6379',
+    );
+    expect(single).not.toContain('url-redis-secret');
+    expect(single).toContain('[REDACTED]');
+
+    const sentinel = logged(
+      {
+        REDIS_SENTINELS: '127.0.0.1:26379',
+        REDIS_SENTINEL_NAME: 'paymirror',
+        REDIS_PASSWORD: 'sentinel-redis-secret',
+      },
+      'AUTH sentinel-redis-secret refused',
+    );
+    expect(sentinel).not.toContain('sentinel-redis-secret');
+  });
+
+  it('never carry the credentials in DATABASE_URL or REPORTS_DATABASE_URL', () => {
+    const line = logged(
+      {
+        DATABASE_URL: 'postgres://paymirror:db-secret-1@db.internal:5432/paymirror',
+        REPORTS_DATABASE_URL: 'postgres://reader:reports%2Fsecret@replica.internal:5432/paymirror',
+      },
+      'connect failed: postgres://paymirror:db-secret-1@db.internal:5432/paymirror and ' +
+        'postgres://reader:reports%2Fsecret@replica.internal:5432/paymirror',
+    );
+    expect(line).not.toContain('db-secret-1');
+    expect(line).not.toContain('reports%2Fsecret');
+  });
+
+  it("keeps a word that is also compose's password where it is not a credential", () => {
+    const line = logged(
+      { DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/paymirror' },
+      'cannot reach postgres://postgres:postgres@postgres:5432/paymirror; postgres is down',
+    );
+    expect(line).not.toContain('postgres:postgres@');
+    expect(line).toContain('postgres is down');
+  });
+});
