@@ -51,7 +51,10 @@ export async function readSaleDeliveries(
     state: string;
     amount: string | null;
   }>(sql`
-    select id, resource_id, notified_status, channel, state, payload->>'amount' as amount
+    select id, resource_id, notified_status, channel, state,
+           -- Only a processed delivery's amount is compared: the batch's own rows (pending) are
+           -- returned without opening their payloads.
+           case when state = 'processed' then payload->>'amount' end as amount
       from inbox_events
      where resource_type = 'sale' and resource_id = any(${saleIds})`);
   return rows.map((row) => ({
