@@ -68,10 +68,7 @@ export class MirrorRows<T extends MirrorTable> {
   }
 
   private keep(rows: readonly (typeof sales.$inferSelect)[]): void {
-    for (const row of rows) {
-      this.lookedUp.add(row.id);
-      this.current.set(row.id, row as RowOf<T>);
-    }
+    for (const row of rows) this.current.set(row.id, row as RowOf<T>);
   }
 
   get(id: number): RowOf<T> | undefined {
