@@ -137,6 +137,31 @@ describe('processInboxBatch', () => {
     const again = await processInboxBatch(deps(batched), [id!], { read: false });
     expect(again.get(id!)).toEqual({ kind: 'skipped', state: 'processed' });
   });
+
+  it('locks and compares the record of a row the ingress could not name', async () => {
+    // Rows are locked and compared by the resource_id the ingress stored; one without it (a row
+    // the ingress could not read that this worker can) must still find its sale and its deliveries.
+    await reset(batched);
+    const [postback, webhook] = await storeAll(batched, [
+      { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO', amount: '15000' }) },
+      {
+        channel: 'webhook',
+        payload: webhookSaleBody({ id: 1001, status: 'PAGO', amount: '15001' }),
+      },
+    ]);
+    expect(await oneRow(deps(batched), postback!)).toMatchObject({ kind: 'done' });
+    await batched.database.sql`
+      update inbox_events set resource_type = null, resource_id = null where id = ${webhook!}`;
+
+    expect(await oneRow(deps(batched), webhook!)).toMatchObject({
+      kind: 'done',
+      crossChannelDisagreement: true,
+    });
+    const discrepancies = await batched.database.sql`
+      select mirror_value, gateway_value from reconciliation_discrepancies
+       where source = 'cross_channel' and resource_id = 1001`;
+    expect(discrepancies).toEqual([{ mirror_value: '15000', gateway_value: '15001' }]);
+  });
 });
 
 function deps(db: TestDatabase): ProcessDeps {
