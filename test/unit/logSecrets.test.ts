@@ -5,7 +5,7 @@ import { parseConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log/logger.js';
 
 /** The lines a logger with the configuration's secrets writes for `message`. */
-function logged(env: Record<string, string>, message: string): string {
+function logged(env: Record<string, string | undefined>, message: string): string {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -23,36 +23,38 @@ function logged(env: Record<string, string>, message: string): string {
 }
 
 describe('log lines', () => {
-  it('never carry a Redis password, in REDIS_URL or REDIS_PASSWORD', () => {
-    const single = logged(
-      { REDIS_URL: 'redis://:url-redis-secret@127.0.0.1:6379' },
-      'cannot reach redis://:url-redis-secret@127.0.0.1:6379',
-    );
-    expect(single).not.toContain('url-redis-secret');
-    expect(single).toContain('[REDACTED]');
-
-    const sentinel = logged(
-      {
+  it.each([
+    {
+      what: 'the password in REDIS_URL',
+      env: { REDIS_URL: 'redis://:url-redis-secret@127.0.0.1:6379' },
+      message: 'cannot reach redis://:url-redis-secret@127.0.0.1:6379',
+      secrets: ['url-redis-secret'],
+    },
+    {
+      what: 'REDIS_PASSWORD',
+      env: {
         REDIS_SENTINELS: '127.0.0.1:26379',
         REDIS_SENTINEL_NAME: 'paymirror',
         REDIS_PASSWORD: 'sentinel-redis-secret',
       },
-      'AUTH sentinel-redis-secret refused',
-    );
-    expect(sentinel).not.toContain('sentinel-redis-secret');
-  });
-
-  it('never carry the credentials in DATABASE_URL or REPORTS_DATABASE_URL', () => {
-    const line = logged(
-      {
+      message: 'AUTH sentinel-redis-secret refused',
+      secrets: ['sentinel-redis-secret'],
+    },
+    {
+      what: 'the credentials in DATABASE_URL and REPORTS_DATABASE_URL',
+      env: {
         DATABASE_URL: 'postgres://paymirror:db-secret-1@db.internal:5432/paymirror',
         REPORTS_DATABASE_URL: 'postgres://reader:reports%2Fsecret@replica.internal:5432/paymirror',
       },
-      'connect failed: postgres://paymirror:db-secret-1@db.internal:5432/paymirror and ' +
+      message:
+        'connect failed: postgres://paymirror:db-secret-1@db.internal:5432/paymirror and ' +
         'postgres://reader:reports%2Fsecret@replica.internal:5432/paymirror',
-    );
-    expect(line).not.toContain('db-secret-1');
-    expect(line).not.toContain('reports%2Fsecret');
+      secrets: ['db-secret-1', 'reports%2Fsecret'],
+    },
+  ])('never carry $what', ({ env, message, secrets }) => {
+    const line = logged(env, message);
+    for (const secret of secrets) expect(line).not.toContain(secret);
+    expect(line).toContain('[REDACTED]');
   });
 
   it("keeps a word that is also compose's password where it is not a credential", () => {
