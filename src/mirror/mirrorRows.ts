@@ -120,11 +120,18 @@ export class MirrorRows<T extends MirrorTable> {
 /**
  * The ids of the records of one kind that inbox rows name, as an array subquery: the planner
  * takes it as one `= any(...)` parameter and looks each id up by index.
+ *
+ * The inbox rows are found by id alone and filtered after (a materialized CTE): offered
+ * `resource_type = 'sale'` beside the ids, stale statistics (a backlog stored since the last
+ * ANALYZE) made the planner AND the ids with every sale's entry in the resource index, 10,000
+ * entries read to name 64 rows: 3 to 6 ms a statement, four statements a batch.
  */
 export function namedByInbox(resource: 'sale' | 'withdrawal', inboxEventIds: readonly number[]) {
-  return sql`array(select resource_id from inbox_events
-                    where id = any(${sql.param([...inboxEventIds])}::bigint[])
-                      and resource_type = ${resource} and resource_id is not null)`;
+  return sql`array(with named as materialized (
+                     select resource_type, resource_id from inbox_events
+                      where id = any(${sql.param([...inboxEventIds])}::bigint[]))
+                   select resource_id from named
+                    where resource_type = ${resource} and resource_id is not null)`;
 }
 
 /** In memory a TX_NOW reads back as a Date: close enough, and nothing decides on it. */
