@@ -204,7 +204,8 @@ export function printTable(results: Results): void {
   if (bareWorker) {
     lines.push(
       `worker_bare: ${bareWorker.applied_per_s} applied/s draining ${bareWorker.jobs} jobs ` +
-        '(BullMQ + one INSERT … ON CONFLICT per job, the same concurrency)',
+        '(BullMQ + one INSERT … ON CONFLICT per job, the same concurrency); ' +
+        `CPU µs/job ${JSON.stringify(bareWorker.cpu_per_job)}`,
     );
   }
   const scale = valid<ScaleSummary>(detail.scale);

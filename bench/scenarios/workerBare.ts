@@ -5,11 +5,15 @@ import { FIRST_SALE_ID } from '../lib/postbacks.js';
 import { stopChild } from '../lib/processes.js';
 import { spawnBenchScript } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
+import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
+import { round } from '../lib/stats.js';
 
 export interface BareWorkerSummary {
   readonly jobs: number;
   /** Rows written per second, from the first write to the last. */
   readonly applied_per_s: number;
+  /** CPU per job from the worker's start to the last row, as the worker scenario counts it. */
+  readonly cpu_per_job: { worker_us: number; postgres_us: number; redis_us: number };
 }
 
 /**
@@ -53,6 +57,8 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
         })),
       );
     }
+    const databaseName = new URL(services.databaseUrl).pathname.slice(1);
+    const before = await snapshotCpu([], databaseName);
     worker = spawnBenchScript('worker-bare', 'servers/bareWorker.ts', [], {
       DATABASE_URL: services.databaseUrl,
       REDIS_URL: services.redisUrl,
@@ -70,6 +76,8 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
       if (Date.now() > deadline) throw new Error(`bare worker wrote ${rows} of ${plan.workerJobs}`);
       await sleep(100);
     }
+    const cpu = cpuBetween(before, await snapshotCpu([worker.pid], databaseName));
+    const perJob = (cpuSeconds: number) => round((cpuSeconds / plan.workerJobs) * 1e6, 1);
     const seconds = await withSql(services.databaseUrl, async (sql) => {
       const [span] = await sql<{ seconds: string }[]>`
         select extract(epoch from max(updated_at) - min(updated_at)) as seconds from bare_sales`;
@@ -78,6 +86,11 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
     return {
       jobs: plan.workerJobs,
       applied_per_s: Math.round((plan.workerJobs - 1) / Math.max(seconds, 1e-3)),
+      cpu_per_job: {
+        worker_us: perJob(cpu.server_s),
+        postgres_us: perJob(cpu.postgres_s),
+        redis_us: perJob(cpu.redis_s),
+      },
     };
   } finally {
     if (worker) await stopChild(worker);
