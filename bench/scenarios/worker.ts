@@ -5,7 +5,8 @@ import { startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { round } from '../lib/stats.js';
 import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
-import { waitUntilApplied } from './applied.js';
+import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
+import { waitForEmptyQueue, waitUntilApplied } from './applied.js';
 import { runLoad } from './throughput.js';
 
 export interface WorkerSummary {
@@ -44,6 +45,7 @@ export async function measureWorker(
     const databaseName = new URL(services.databaseUrl).pathname.slice(1);
     const before = await snapshotCpu([], databaseName);
     worker = await startPaymirrorProcess('worker', 'worker', services, env, nodeFlags);
+    await waitForEmptyQueue(services, NOTIFICATIONS_QUEUE, 300_000);
     await waitUntilApplied(services.databaseUrl, 300_000);
     const wallSec = (Date.now() - started) / 1000;
     const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], databaseName));
