@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
+import { DEFAULT_WORKER_CONCURRENCY } from '../../src/config/config.js';
 import type { Plan } from '../lib/plan.js';
 import { FIRST_SALE_ID } from '../lib/postbacks.js';
 import { stopChild } from '../lib/processes.js';
 import { spawnBenchScript } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
+import { waitForEmptyQueue } from './applied.js';
 import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
 import { round } from '../lib/stats.js';
 
@@ -64,8 +66,9 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
       REDIS_URL: services.redisUrl,
       QUEUE_PREFIX: services.queuePrefix,
       QUEUE_NAME: queueName,
-      WORKER_CONCURRENCY: '64',
+      WORKER_CONCURRENCY: String(DEFAULT_WORKER_CONCURRENCY),
     });
+    await waitForEmptyQueue(services, queueName, 300_000);
     const deadline = Date.now() + 300_000;
     for (;;) {
       const rows = await withSql(services.databaseUrl, async (sql) => {

@@ -1,4 +1,5 @@
 import { Worker } from 'bullmq';
+import { DEFAULT_WORKER_CONCURRENCY } from '../../src/config/config.js';
 import { connectPostgres } from '../../src/db/connect.js';
 
 /**
@@ -33,7 +34,7 @@ const worker = new Worker(
       maxRetriesPerRequest: null,
     },
     prefix: process.env.QUEUE_PREFIX ?? 'bare',
-    concurrency: Number(process.env.WORKER_CONCURRENCY ?? 64),
+    concurrency: Number(process.env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY),
     removeOnComplete: { count: 0 },
   },
 );
