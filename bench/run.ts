@@ -19,8 +19,7 @@ import {
 import { measureLanes } from './scenarios/lanes.js';
 import { measureScale } from './scenarios/scale.js';
 import { measureInterleaved } from './scenarios/throughput.js';
-import { measureWorker } from './scenarios/worker.js';
-import { measureBareWorker } from './scenarios/workerBare.js';
+import { measureWorkerRounds } from './scenarios/workerRounds.js';
 
 /**
  * `npm run bench [-- --quick] [--profile] [--pools] [--autocannon] [--only a,b] [--baseline dir]
@@ -93,8 +92,18 @@ try {
     const floodWebhooks = plan.mode === 'quick' ? 300 : 1500;
     await step('e2e_flood', () => measureE2e(plan, 'split', { floodWebhooks }));
   }
-  if (wants(plan, 'worker')) await step('worker', () => measureWorker(plan));
-  if (wants(plan, 'worker_bare')) await step('worker_bare', () => measureBareWorker(plan));
+  const drains = { worker: wants(plan, 'worker'), workerBare: wants(plan, 'worker_bare') };
+  if (drains.worker || drains.workerBare) {
+    const rounds = await step('worker', () =>
+      measureWorkerRounds(plan, drains, (line) => process.stderr.write(`  ${line}\n`)),
+    );
+    // One step, two sections: the worker's and the bare worker's median rounds.
+    if (rounds) {
+      delete sections.worker;
+      if (rounds.worker) sections.worker = rounds.worker;
+      if (rounds.workerBare) sections.worker_bare = rounds.workerBare;
+    }
+  }
   if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));
   if (plan.scaleWorkers !== null || plan.scaleIngresses !== null) {
     const counts = { workers: plan.scaleWorkers, ingresses: plan.scaleIngresses };

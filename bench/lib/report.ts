@@ -192,18 +192,18 @@ export function printTable(results: Results): void {
         `(max ${lanes.postback_max_ms}); ${lanes.webhooks_still_pending} webhooks still waiting`,
     );
   }
-  const worker = valid<WorkerSummary>(detail.worker);
+  const worker = valid<WorkerSummary & RoundRates>(detail.worker);
   if (worker) {
     lines.push(
-      `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs ` +
+      `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs${roundsOf(worker)} ` +
         `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}; ` +
         `outcomes ${JSON.stringify(worker.outcomes)}`,
     );
   }
-  const bareWorker = valid<BareWorkerSummary>(detail.worker_bare);
+  const bareWorker = valid<BareWorkerSummary & RoundRates>(detail.worker_bare);
   if (bareWorker) {
     lines.push(
-      `worker_bare: ${bareWorker.applied_per_s} applied/s draining ${bareWorker.jobs} jobs ` +
+      `worker_bare: ${bareWorker.applied_per_s} applied/s draining ${bareWorker.jobs} jobs${roundsOf(bareWorker)} ` +
         '(BullMQ + one INSERT … ON CONFLICT per job, the same concurrency); ' +
         `CPU µs/job ${JSON.stringify(bareWorker.cpu_per_job)}`,
     );
@@ -246,4 +246,15 @@ function throughputOf(sections: Record<string, unknown>): Record<string, Through
 
 function fmt(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '–';
+}
+
+/** A drain measured in rounds (bench/scenarios/workerRounds.ts). */
+interface RoundRates {
+  readonly rounds_applied_per_s?: readonly number[];
+}
+
+/** " (median of rounds a, b, c)" when the drain ran in rounds. */
+function roundsOf(drain: RoundRates): string {
+  const rounds = drain.rounds_applied_per_s;
+  return rounds && rounds.length > 1 ? ` (median of rounds ${rounds.join(', ')})` : '';
 }
