@@ -12,6 +12,7 @@ import {
   bare,
   baselineIngress,
   naive,
+  naiveAt,
   paymirrorIngress,
   startVariant,
   type Variant,
@@ -56,7 +57,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 }
 
-const THROUGHPUT: readonly Variant[] = [bare, naive, paymirrorIngress()];
+const THROUGHPUT: readonly Variant[] = [
+  bare,
+  naive,
+  paymirrorIngress(),
+  // The same at 200 connections: more requests wait on each statement and each round trip.
+  naiveAt('naive_c200', 200),
+  paymirrorIngress('ingress_c200', {}, 200),
+];
 
 /** Pool sizes (`--pools`, or by name with --only). */
 const POOLS: readonly Variant[] = [

@@ -52,10 +52,12 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
   for (const [name, mb] of Object.entries(e2eFlood?.rss_mb ?? {})) rss[`${name}-flood`] = mb;
   delete rss.bare;
   delete rss.naive;
+  delete rss.naive_c200;
   const ingress = throughput.ingress;
   const ratios = {
     ingress_vs_naive: ratio('ingress', 'naive'),
     ingress_vs_bare: ratio('ingress', 'bare'),
+    ingress_vs_naive_c200: ratio('ingress_c200', 'naive_c200'),
     baseline_vs_naive: ratio('baseline', 'naive'),
     ingress_vs_baseline: ratio('ingress', 'baseline'),
     worker_vs_bare:

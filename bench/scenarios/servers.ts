@@ -8,6 +8,8 @@ import { createScenarioServices, type ScenarioServices } from '../lib/services.j
 export interface RunningVariant {
   readonly name: string;
   readonly server: Server;
+  /** Load connections, when not the plan's. */
+  readonly connections?: number;
   stop(): Promise<void>;
 }
 
@@ -16,6 +18,8 @@ export interface Variant {
   readonly describe: string;
   /** Whether its database is migrated (paymirror) or left empty (naive), or none at all. */
   readonly database: 'migrated' | 'empty' | 'none';
+  /** Load connections, when not the plan's (50). */
+  readonly connections?: number;
   start(services: ScenarioServices | null): Promise<Server>;
 }
 
@@ -29,6 +33,7 @@ export async function startVariant(variant: Variant): Promise<RunningVariant> {
     return {
       name: variant.name,
       server,
+      ...(variant.connections ? { connections: variant.connections } : {}),
       async stop() {
         await stopChild(server.child);
         await services?.drop();
@@ -47,22 +52,33 @@ export const bare: Variant = {
   start: () => startBenchServer('bare', 'servers/bare.ts', {}),
 };
 
-export const naive: Variant = {
-  name: 'naive',
-  describe: 'Express 5 + express.json + HMAC + one INSERT per request',
-  database: 'empty',
-  start: (services) =>
-    startBenchServer('naive', 'servers/naive.ts', {
-      NODE_ENV: 'production',
-      DATABASE_URL: services?.databaseUrl ?? '',
-      POSTBACK_SECRET: BENCH_POSTBACK_SECRET,
-    }),
-};
+export const naive: Variant = naiveAt('naive');
 
-/** The real thing: `bin/paymirror start --role ingress`. */
-export function paymirrorIngress(name = 'ingress', env: Record<string, string> = {}): Variant {
+/** naive with `connections` load connections instead of the plan's. */
+export function naiveAt(name: string, connections?: number): Variant {
   return {
     name,
+    describe: 'Express 5 + express.json + HMAC + one INSERT per request',
+    database: 'empty',
+    ...(connections ? { connections } : {}),
+    start: (services) =>
+      startBenchServer(name, 'servers/naive.ts', {
+        NODE_ENV: 'production',
+        DATABASE_URL: services?.databaseUrl ?? '',
+        POSTBACK_SECRET: BENCH_POSTBACK_SECRET,
+      }),
+  };
+}
+
+/** The real thing: `bin/paymirror start --role ingress`. */
+export function paymirrorIngress(
+  name = 'ingress',
+  env: Record<string, string> = {},
+  connections?: number,
+): Variant {
+  return {
+    name,
+    ...(connections ? { connections } : {}),
     describe: `bin/paymirror start --role ingress ${Object.entries(env)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')}`.trim(),

@@ -47,8 +47,8 @@ export async function measureInterleaved(
 ): Promise<Record<string, ThroughputSummary>> {
   const nextId = new Map(variants.map((v) => [v.name, FIRST_SALE_ID]));
   const run = async (variant: RunningVariant, durationSec: number): Promise<ThroughputRun> => {
-    const result = await runOnce(variant.name, variant.server, plan, durationSec, nextId);
-    return result;
+    const load = variant.connections ? { ...plan, connections: variant.connections } : plan;
+    return runOnce(variant.name, variant.server, load, durationSec, nextId);
   };
   for (const variant of variants) await run(variant, plan.warmupSec);
   const runs = new Map<string, ThroughputRun[]>(variants.map((v) => [v.name, []]));
