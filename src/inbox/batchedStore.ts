@@ -136,8 +136,9 @@ async function claimAndInsert(
       select r.*, nextval('inbox_events_id_seq') as candidate_id
         from json_to_recordset(${`[${rows.join(',')}]`}::json) as r(
           o int, channel text, event_key text, resource_type text, resource_id bigint,
-          notified_status text, raw_body text, payload jsonb, body_sha256 text, headers jsonb,
-          source_address text, quarantine_reason text, understood boolean)
+          notified_status text, raw_body text, payload json, body_is_payload boolean,
+          body_sha256 text, headers jsonb, source_address text, quarantine_reason text,
+          understood boolean)
     ),
     claim as (
       insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
@@ -156,7 +157,11 @@ async function claimAndInsert(
         processed_at
       )
       select i.candidate_id, i.channel, i.resource_type, i.resource_id, i.notified_status,
-             i.event_key, decode(i.raw_body, 'base64'), i.payload, i.body_sha256, i.headers,
+             i.event_key,
+             -- A json value keeps its text as sent: the body's own bytes (see rowJson).
+             case when i.body_is_payload then convert_to(i.payload::text, 'UTF8')
+                  else decode(i.raw_body, 'base64') end,
+             i.payload::jsonb, i.body_sha256, i.headers,
              i.source_address, case when i.understood then 'pending' else 'quarantined' end,
              i.quarantine_reason, case when i.understood then null else 'unparseable' end,
              case when i.understood then now() end, case when i.understood then null else now() end
@@ -265,10 +270,17 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-/** One input row; the payload and headers are spliced in as JSON, not as strings of JSON. */
+/**
+ * One input row; the payload and headers are spliced in as JSON, not as strings of JSON. A
+ * body that is byte for byte its payload's JSON (a compact body, as the gateway sends) is not
+ * sent a second time in base64: Postgres takes the raw bytes from the payload's text. Parsing
+ * the base64 copy inside the document was most of the statement's cost (about 150 against 35
+ * µs a row, 32 rows a statement, on a 2-core VM).
+ */
 function rowJson(index: number, delivery: Delivery | undefined): string {
   if (!delivery) throw new Error('a batch key without a delivery');
   const n = delivery.notice;
+  const bodyIsPayload = isPayloadText(delivery);
   const scalars = JSON.stringify({
     o: index,
     channel: delivery.channel,
@@ -276,7 +288,8 @@ function rowJson(index: number, delivery: Delivery | undefined): string {
     resource_type: n?.kind ?? null,
     resource_id: n?.id ?? null,
     notified_status: n?.status ?? null,
-    raw_body: delivery.rawBody.toString('base64'),
+    raw_body: bodyIsPayload ? null : delivery.rawBody.toString('base64'),
+    body_is_payload: bodyIsPayload,
     body_sha256: delivery.bodySha256,
     source_address: delivery.sourceAddress,
     quarantine_reason: delivery.quarantineReason,
@@ -284,4 +297,13 @@ function rowJson(index: number, delivery: Delivery | undefined): string {
   });
   const headers = JSON.stringify(delivery.headers);
   return `${scalars.slice(0, -1)},"payload":${delivery.payloadJson ?? 'null'},"headers":${headers}}`;
+}
+
+function isPayloadText(delivery: Delivery): boolean {
+  const json = delivery.payloadJson;
+  return (
+    json !== null &&
+    json.length <= delivery.rawBody.length &&
+    delivery.rawBody.equals(Buffer.from(json, 'utf8'))
+  );
 }

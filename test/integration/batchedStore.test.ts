@@ -308,6 +308,62 @@ describe('createBatchedStore', () => {
     expect(answers[0]).toMatchObject({ reason: { message: expect.stringMatching(/vanished/) } });
   });
 
+  it('stores every body byte for byte, and its payload as storeDelivery does', async () => {
+    // Compact bodies (the bytes are the payload's JSON: not sent twice) and everything else:
+    // whitespace, escapes JSON.stringify would not write, invalid UTF-8 (read as U+FFFD, so
+    // its text can equal the payload's while its bytes do not), what jsonb cannot hold.
+    const bodyArb = fc
+      .tuple(
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+        fc.constantFrom('compact', 'pretty', 'escaped', 'invalid-utf8'),
+      )
+      .map(([value, form]): [Record<string, unknown>, Buffer] => {
+        const compact = JSON.stringify(value);
+        if (form === 'pretty') return [value, Buffer.from(JSON.stringify(value, null, 1))];
+        if (form === 'escaped') return [value, Buffer.from(compact.replace(/é/g, '\\u00e9'))];
+        if (form === 'invalid-utf8') {
+          const bytes = Buffer.from(JSON.stringify({ ...value, x: '\uFFFD' }));
+          const at = bytes.indexOf(Buffer.from('\uFFFD'));
+          // A truncated 4-byte sequence: three bytes, decoded as one U+FFFD (three bytes too).
+          bytes.set([0xf0, 0x9f, 0x98], at);
+          return [JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, bytes];
+        }
+        return [value, Buffer.from(compact)];
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.array(bodyArb, { minLength: 2, maxLength: 6 }), async (bodies) => {
+        const deliveries = bodies.map(([payload, rawBody]) =>
+          buildDelivery({
+            channel: 'webhook',
+            rawBody,
+            payload,
+            headers: { 'content-type': 'application/json' },
+            sourceAddress: null,
+          }),
+        );
+        const store = createBatchedStore(sql(), {
+          ...WINDOW,
+          maxBatch: deliveries.length,
+          maxWaitMs: 1000,
+          onBatchFailure: failOnFallback,
+        });
+        const answers = await Promise.all(deliveries.map((d) => store.store(d)));
+        await store.close();
+        expect(fallbacks).toEqual([]);
+        for (const [index, answer] of answers.entries()) {
+          const delivery = deliveries[index];
+          if (!delivery || answer.kind === 'duplicate') continue;
+          const [row] = await sql()<{ raw_body: Buffer; same_payload: boolean }[]>`
+            select raw_body, payload is not distinct from ${delivery.payloadJson}::jsonb as same_payload
+              from inbox_events where id = ${answer.id}`;
+          expect(row?.raw_body.equals(delivery.rawBody)).toBe(true);
+          expect(row?.same_payload).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('refuses deliveries after close', async () => {
     const store = createBatchedStore(sql(), WINDOW);
     await store.close();
