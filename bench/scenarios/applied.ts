@@ -32,6 +32,10 @@ export async function waitForEmptyQueue(
   }
 }
 
+/**
+ * Polls the inbox until no row is pending (of `channel` only, when given); fails after
+ * `timeoutMs`.
+ */
 export async function waitUntilApplied(
   databaseUrl: string,
   timeoutMs: number,
