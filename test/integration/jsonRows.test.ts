@@ -1,0 +1,80 @@
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertRows, TX_NOW, updateRowsById } from '../../src/db/jsonRows.js';
+import { withdrawals } from '../../src/db/schema.js';
+import { createTestDatabase, type TestDatabase } from '../support/services.js';
+
+/**
+ * The worker's multi-row writes turn each row into a jsonb document themselves (dates
+ * included, for speed): what lands in the columns must be what the row said.
+ */
+describe('multi-row writes', () => {
+  let test: TestDatabase;
+
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await test?.drop();
+  });
+
+  const read = async (id: number) => {
+    const [row] = await test.database.db.select().from(withdrawals).where(eq(withdrawals.id, id));
+    return row;
+  };
+
+  it('store dates to the millisecond, an invalid date as null, and now() for TX_NOW', async () => {
+    const createdAt = new Date('2026-11-20T13:45:12.345Z');
+    const ids = await test.database.db.transaction(async (tx) => {
+      const inserted = await insertRows(
+        tx,
+        withdrawals,
+        [
+          {
+            id: 1,
+            status: 'PENDING',
+            amountCents: 12_345,
+            createdAt,
+            processedAt: new Date(Number.NaN),
+            statusObservedAt: TX_NOW,
+            pixKey: undefined,
+            notAColumn: 'ignored',
+          },
+          { id: 2, status: 'PENDING', amountCents: 1 },
+        ],
+        { returningIds: true },
+      );
+      const [{ now } = { now: '' }] = await tx.execute<{ now: string }>(
+        // The transaction's own clock, as text: the column must hold exactly it.
+        sql`select now()::text as now`,
+      );
+      return { inserted, now };
+    });
+    expect(ids.inserted.sort()).toEqual([1, 2]);
+    const first = await read(1);
+    expect(first?.createdAt?.toISOString()).toBe('2026-11-20T13:45:12.345Z');
+    expect(first?.processedAt).toBeNull();
+    expect(first?.pixKey).toBeNull();
+    expect(first?.amountCents).toBe(12_345);
+    const [{ observed } = { observed: '' }] = await test.database.sql<{ observed: string }[]>`
+      select status_observed_at::text as observed from withdrawals where id = 1`;
+    expect(observed).toBe(ids.now);
+  });
+
+  it('update only the columns each row names, dates included', async () => {
+    const processedAt = new Date('2026-11-21T08:00:00.001Z');
+    await test.database.db.transaction((tx) =>
+      updateRowsById(tx, withdrawals, [
+        { id: 1, status: 'COMPLETED', processedAt },
+        { id: 2, pixKey: 'maria@example.com' },
+      ]),
+    );
+    const first = await read(1);
+    const second = await read(2);
+    expect(first).toMatchObject({ status: 'COMPLETED', amountCents: 12_345 });
+    expect(first?.processedAt?.toISOString()).toBe('2026-11-21T08:00:00.001Z');
+    expect(first?.createdAt?.toISOString()).toBe('2026-11-20T13:45:12.345Z');
+    expect(second).toMatchObject({ status: 'PENDING', pixKey: 'maria@example.com' });
+    expect(second?.processedAt).toBeNull();
+  });
+});
