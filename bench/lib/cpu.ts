@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * CPU seconds spent during a run by the server under test, Postgres, Redis and the whole
@@ -66,6 +67,28 @@ async function machineBusyTicks(): Promise<number> {
   // user nice system idle iowait irq softirq steal: busy is the first three and irq, softirq.
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields;
   return user + nice + system + irq + softirq;
+}
+
+/**
+ * CPU seconds a process has used once it has settled: no more than a tick gained in
+ * `quietMs`. For a process started with nothing to do, this is what its start costs.
+ */
+export async function settledCpuSeconds(
+  pid: number,
+  options: { readonly quietMs?: number; readonly timeoutMs?: number } = {},
+): Promise<number> {
+  const quietMs = options.quietMs ?? 1_000;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let last = await processTicks(pid);
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < quietMs) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} did not settle`);
+    await sleep(100);
+    const now = await processTicks(pid);
+    if (now - last > 1) quietSince = Date.now();
+    last = Math.max(last, now);
+  }
+  return last / TICKS_PER_SECOND;
 }
 
 /** utime + stime of one process, 0 once it is gone. */

@@ -108,8 +108,14 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
     worker: {
       applied_per_s: worker?.applied_per_s ?? null,
       cpu_us_per_job: workerCpu,
+      start_cpu_ms: worker?.start_cpu_ms ?? null,
+      worker_us_per_job_after_start: worker?.worker_us_per_job_after_start ?? null,
     },
-    worker_bare: { applied_per_s: workerBare?.applied_per_s ?? null },
+    worker_bare: {
+      applied_per_s: workerBare?.applied_per_s ?? null,
+      start_cpu_ms: workerBare?.start_cpu_ms ?? null,
+      worker_us_per_job_after_start: workerBare?.worker_us_per_job_after_start ?? null,
+    },
     lanes: {
       webhooks_queued: lanes?.webhooks_queued ?? null,
       postback_p99_ms: lanes?.postback_p99_ms ?? null,
@@ -198,8 +204,8 @@ export function printTable(results: Results): void {
   if (worker) {
     lines.push(
       `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs${roundsOf(worker)} ` +
-        `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}; ` +
-        `outcomes ${JSON.stringify(worker.outcomes)}`,
+        `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}` +
+        `${afterStart(worker)}; outcomes ${JSON.stringify(worker.outcomes)}`,
     );
   }
   const bareWorker = valid<BareWorkerSummary & RoundRates>(detail.worker_bare);
@@ -207,7 +213,7 @@ export function printTable(results: Results): void {
     lines.push(
       `worker_bare: ${bareWorker.applied_per_s} applied/s draining ${bareWorker.jobs} jobs${roundsOf(bareWorker)} ` +
         '(BullMQ + one INSERT … ON CONFLICT per job, the same concurrency); ' +
-        `CPU µs/job ${JSON.stringify(bareWorker.cpu_per_job)}`,
+        `CPU µs/job ${JSON.stringify(bareWorker.cpu_per_job)}${afterStart(bareWorker)}`,
     );
   }
   const scale = valid<ScaleSummary>(detail.scale);
@@ -248,6 +254,20 @@ function throughputOf(sections: Record<string, unknown>): Record<string, Through
 
 function fmt(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '–';
+}
+
+/** "; start 1,234 ms of CPU, then 456 µs a job" when the drain measured its start. */
+function afterStart(drain: {
+  readonly start_cpu_ms?: number;
+  readonly worker_us_per_job_after_start?: number;
+}): string {
+  if (drain.start_cpu_ms === undefined || drain.worker_us_per_job_after_start === undefined) {
+    return '';
+  }
+  return (
+    `; its start ${drain.start_cpu_ms} ms of CPU, then ` +
+    `${drain.worker_us_per_job_after_start} µs a job (node)`
+  );
 }
 
 /** A drain measured in rounds (bench/scenarios/workerRounds.ts). */

@@ -7,6 +7,7 @@ import { stopChild } from '../lib/processes.js';
 import { spawnBenchScript } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
 import { waitForEmptyQueue } from './applied.js';
+import { startCpuSeconds } from './worker.js';
 import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
 import { round } from '../lib/stats.js';
 
@@ -16,6 +17,10 @@ export interface BareWorkerSummary {
   readonly applied_per_s: number;
   /** CPU per job from the worker's start to the last row, as the worker scenario counts it. */
   readonly cpu_per_job: { worker_us: number; postgres_us: number; redis_us: number };
+  /** CPU milliseconds the same process costs to start with nothing to do. */
+  readonly start_cpu_ms: number;
+  /** cpu_per_job.worker_us without the start. */
+  readonly worker_us_per_job_after_start: number;
 }
 
 /**
@@ -61,13 +66,14 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
     }
     const databaseName = new URL(services.databaseUrl).pathname.slice(1);
     const before = await snapshotCpu([], databaseName);
-    worker = spawnBenchScript('worker-bare', 'servers/bareWorker.ts', [], {
+    const workerEnv = {
       DATABASE_URL: services.databaseUrl,
       REDIS_URL: services.redisUrl,
       QUEUE_PREFIX: services.queuePrefix,
       QUEUE_NAME: queueName,
       WORKER_CONCURRENCY: String(DEFAULT_WORKER_CONCURRENCY),
-    });
+    };
+    worker = spawnBenchScript('worker-bare', 'servers/bareWorker.ts', [], workerEnv);
     await waitForEmptyQueue(services, queueName, 300_000);
     const deadline = Date.now() + 300_000;
     for (;;) {
@@ -80,6 +86,13 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
       await sleep(100);
     }
     const cpu = cpuBetween(before, await snapshotCpu([worker.pid], databaseName));
+    await stopChild(worker);
+    worker = null;
+    const startSec = await startCpuSeconds(() =>
+      Promise.resolve(
+        spawnBenchScript('worker-bare-start', 'servers/bareWorker.ts', [], workerEnv),
+      ),
+    );
     const perJob = (cpuSeconds: number) => round((cpuSeconds / plan.workerJobs) * 1e6, 1);
     const seconds = await withSql(services.databaseUrl, async (sql) => {
       const [span] = await sql<{ seconds: string }[]>`
@@ -94,6 +107,8 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
         postgres_us: perJob(cpu.postgres_s),
         redis_us: perJob(cpu.redis_s),
       },
+      start_cpu_ms: Math.round(startSec * 1000),
+      worker_us_per_job_after_start: perJob(Math.max(0, cpu.server_s - startSec)),
     };
   } finally {
     if (worker) await stopChild(worker);
