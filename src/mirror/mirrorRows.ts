@@ -30,10 +30,13 @@ export class MirrorRows<T extends MirrorTable> {
   private readonly lookedUp = new Set<number>();
   private readonly inserted = new Map<number, ChangeOf<T>>();
   private readonly changed = new Map<number, ChangeOf<T>>();
-  private readonly columnKeys: readonly string[];
+  /** Every column null: what an inserted row reads back as where its values are silent. */
+  private readonly nullRow: Readonly<Record<string, null>>;
 
   constructor(private readonly table: T) {
-    this.columnKeys = Object.keys(getTableColumns(table));
+    this.nullRow = Object.fromEntries(
+      Object.keys(getTableColumns(table)).map((key) => [key, null]),
+    );
   }
 
   async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
@@ -78,15 +81,14 @@ export class MirrorRows<T extends MirrorTable> {
   insert(id: number, values: ChangeOf<T>): void {
     this.inserted.set(id, values);
     // What a later notice of this transaction reads back: every column, null when not given.
-    const row = Object.fromEntries(this.columnKeys.map((key) => [key, null]));
-    this.current.set(id, { ...row, ...withClock(values) } as unknown as RowOf<T>);
+    this.current.set(id, withClock({ ...this.nullRow }, values) as unknown as RowOf<T>);
   }
 
   update(id: number, fields: ChangeOf<T>): void {
     if (Object.keys(fields).length === 0) return;
     const row = this.current.get(id);
     if (!row) throw new Error(`${this.tableName()} ${id} updated before it was locked`);
-    this.current.set(id, { ...row, ...withClock(fields) });
+    this.current.set(id, withClock({ ...row }, fields));
     const pending = this.inserted.get(id) ?? this.changed.get(id);
     const merged = { ...pending, ...fields };
     if (this.inserted.has(id)) this.inserted.set(id, merged);
@@ -134,13 +136,16 @@ export function namedByInbox(resource: 'sale' | 'withdrawal', inboxEventIds: rea
                     where resource_type = ${resource} and resource_id is not null)`;
 }
 
-/** In memory a TX_NOW reads back as a Date: close enough, and nothing decides on it. */
-function withClock<Row extends object>(row: Row): Row {
-  const entries = Object.entries(row).map(([key, value]) => [
-    key,
-    value === TX_NOW ? new Date() : value,
-  ]);
-  return Object.fromEntries(entries) as Row;
+/**
+ * `row` with `fields` written over it. In memory a TX_NOW reads back as a Date: close enough,
+ * and nothing decides on it.
+ */
+function withClock<Row extends object>(row: Row, fields: object): Row {
+  const target = row as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fields)) {
+    target[key] = value === TX_NOW ? new Date() : value;
+  }
+  return row;
 }
 
 /**
