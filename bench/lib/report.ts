@@ -188,7 +188,10 @@ export function printTable(results: Results): void {
         `request due → applied p50 ${e2e.p50_ms} ms, p99 ${e2e.p99_ms} ms (max ${e2e.max_ms}); ` +
         `received → applied p50 ${e2e.received_to_processed_p50_ms}, ` +
         `p99 ${e2e.received_to_processed_p99_ms}; HTTP p50 ${e2e.http_p50_ms}, ` +
-        `p99 ${e2e.http_p99_ms}; ${e2e.applied}/${e2e.sent} applied`,
+        `p99 ${e2e.http_p99_ms}; ${e2e.applied}/${e2e.sent} applied` +
+        (e2e.failed_requests > 0
+          ? `; ${e2e.failed_requests} requests failed: ${JSON.stringify(e2e.failures ?? {})}`
+          : ''),
     );
   }
   const lanes = valid<LanesSummary>(detail.lanes);

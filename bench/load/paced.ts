@@ -20,6 +20,8 @@ export interface PacedResult {
   readonly sent: number;
   readonly ok: number;
   readonly failed: number;
+  /** What the failed requests got: an HTTP status, or the error that ended them. */
+  readonly failures: Record<string, number>;
   /** Requests sent per second, measured from the first to the last send. */
   readonly offeredRps: number;
   readonly durationSec: number;
@@ -40,6 +42,11 @@ const latencies: number[] = [];
 const due: [number, number][] = [];
 let ok = 0;
 let failed = 0;
+const failures: Record<string, number> = {};
+const fail = (reason: string) => {
+  failed++;
+  failures[reason] = (failures[reason] ?? 0) + 1;
+};
 let sent = 0;
 let answered = 0;
 let lastSendAt = 0;
@@ -59,14 +66,14 @@ const done = new Promise<void>((resolve) => {
         res.on('end', () => {
           latencies.push(epoch() - dueAt);
           if (res.statusCode === 200) ok++;
-          else failed++;
+          else fail(`HTTP ${res.statusCode}`);
           if (++answered === total) resolve();
         });
       },
     );
     req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
-    req.on('error', () => {
-      failed++;
+    req.on('error', (error) => {
+      fail(error.message);
       if (++answered === total) resolve();
     });
     req.end(body);
@@ -90,6 +97,7 @@ const output: PacedResult = {
   sent,
   ok,
   failed,
+  failures,
   offeredRps: Math.round(sent / Math.max(sendingSec, 1e-3)),
   durationSec: load.durationSec,
   p50_ms: round(at(0.5)),

@@ -28,6 +28,8 @@ export interface E2eSummary {
   readonly sent: number;
   readonly applied: number;
   readonly failed_requests: number;
+  /** What the failed requests got (an HTTP status, or the error that ended them). */
+  readonly failures: Record<string, number>;
   readonly rss_mb: Record<string, number | null>;
   /** With a flood: unconfirmed webhooks queued before the load, and still waiting after it. */
   readonly webhooks_queued: number;
@@ -129,6 +131,7 @@ async function latencies(services: ScenarioServices, result: PacedResult) {
     sent: result.sent,
     applied: total.length,
     failed_requests: result.failed,
+    failures: result.failures,
   };
 }
 
