@@ -259,7 +259,7 @@ function fmt(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '–';
 }
 
-/** "; start 1,234 ms of CPU, then 456 µs a job" when the drain measured its start. */
+/** "; its start 1234 ms of CPU, then 456 µs a job (node)" when the drain measured its start. */
 function afterStart(drain: {
   readonly start_cpu_ms?: number;
   readonly worker_us_per_job_after_start?: number;

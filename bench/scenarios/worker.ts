@@ -1,10 +1,10 @@
 import type { Plan } from '../lib/plan.js';
 import { FIRST_SALE_ID } from '../lib/postbacks.js';
-import { peakRssMb, stopChild, type Child } from '../lib/processes.js';
+import { peakRssMb, stopChild } from '../lib/processes.js';
 import { startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { round } from '../lib/stats.js';
-import { cpuBetween, settledCpuSeconds, snapshotCpu } from '../lib/cpu.js';
+import { cpuBetween, snapshotCpu, startCpuSeconds } from '../lib/cpu.js';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { waitForEmptyQueue, waitUntilApplied } from './applied.js';
 import { runLoad } from './throughput.js';
@@ -23,7 +23,7 @@ export interface WorkerSummary {
     redis_us: number;
     other_us: number;
   };
-  /** CPU milliseconds the same process costs to start with nothing to do (see startCpuMs). */
+  /** CPU milliseconds the same process costs to start with nothing to do (startCpuSeconds). */
   readonly start_cpu_ms: number;
   /** cpu_per_job.worker_us without the start: what each row costs once the process is up. */
   readonly worker_us_per_job_after_start: number;
@@ -92,20 +92,6 @@ export async function measureWorker(
     if (ingress) await stopChild(ingress.child);
     if (worker) await stopChild(worker.child);
     await services.drop();
-  }
-}
-
-/**
- * The CPU a process costs to start (modules loaded and compiled, connections opened), measured
- * on a second process with nothing to do. A drain's CPU per job counts its process's start; on
- * a drain of 10,000 jobs a start of a second is 100 µs a job that no job costs.
- */
-export async function startCpuSeconds(start: () => Promise<Child>): Promise<number> {
-  const child = await start();
-  try {
-    return await settledCpuSeconds(child.pid);
-  } finally {
-    await stopChild(child);
   }
 }
 

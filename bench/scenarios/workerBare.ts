@@ -7,8 +7,7 @@ import { stopChild } from '../lib/processes.js';
 import { spawnBenchScript } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
 import { waitForEmptyQueue } from './applied.js';
-import { startCpuSeconds } from './worker.js';
-import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
+import { cpuBetween, snapshotCpu, startCpuSeconds } from '../lib/cpu.js';
 import { round } from '../lib/stats.js';
 
 export interface BareWorkerSummary {
