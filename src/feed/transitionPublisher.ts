@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
+import { addInChunks } from '../queue/addInChunks.js';
 import { runPeriodically, type PeriodicTask } from '../scheduler/periodic.js';
 import {
   TRANSITION_JOB,
@@ -60,7 +61,8 @@ export async function publishTransitions(
       select id, resource_type, resource_id, from_status, to_status, source, recorded_at
         from status_history where published_at is null order by id limit ${batchSize}`;
     if (rows.length === 0) return 0;
-    await queue.addBulk(
+    await addInChunks(
+      queue,
       rows.map((row) => ({
         name: TRANSITION_JOB,
         data: {

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { addInChunks } from './addInChunks.js';
 
 /**
  * The queues paymirror uses, their job payloads and retry policies. Payloads carry ids, not
@@ -96,7 +97,8 @@ export async function enqueueNotifications(
     );
     return;
   }
-  await queue.addBulk(
+  await addInChunks(
+    queue,
     inboxEventIds.map((inboxEventId) => ({
       name: APPLY_NOTIFICATION_JOB,
       data: { inboxEventId },
