@@ -1,9 +1,13 @@
 import { createMicroBatcher } from '../lib/microBatcher.js';
+import { MAX_JOBS_PER_ADD_BULK } from './addInChunks.js';
 import type { RetryPolicy } from './catalog.js';
 import { enqueueInLanes, type LaneQueues, type LaneRow } from './lanes.js';
 
 export interface BatchedEnqueueOptions {
-  /** Most jobs in one addBulk; a full batch is sent at once. Default 128. */
+  /**
+   * Most jobs in one batch; a full batch is sent at once. Default and most: one addBulk's
+   * worth (MAX_JOBS_PER_ADD_BULK), so a batch is never split into slices its callers all wait for.
+   */
   readonly maxBatch?: number;
   /** How long the first job of a batch waits for others. Default 2 ms. */
   readonly maxWaitMs?: number;
@@ -47,7 +51,7 @@ export function createBatchedEnqueue(
       for (const pending of batch) pending.resolve();
     },
     {
-      maxBatch: options.maxBatch ?? 128,
+      maxBatch: Math.min(options.maxBatch ?? MAX_JOBS_PER_ADD_BULK, MAX_JOBS_PER_ADD_BULK),
       maxWaitMs: options.maxWaitMs ?? 2,
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     },

@@ -176,7 +176,6 @@ export async function startPaymirror(
           retryOneByOne: (error) => !isStorageOutage(error),
         }),
         enqueue: createBatchedEnqueue(lanes, gateway !== null, retry, {
-          maxBatch: 128,
           maxWaitMs: 0,
           maxInFlight: 1,
         }),

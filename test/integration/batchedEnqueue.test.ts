@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MAX_JOBS_PER_ADD_BULK } from '../../src/queue/addInChunks.js';
 import { createBatchedEnqueue } from '../../src/queue/batchedEnqueue.js';
 import {
   CONFIRMATIONS_QUEUE,
@@ -48,6 +49,34 @@ describe('createBatchedEnqueue', () => {
     const job = jobs.find((j) => j.id === notificationJobId(1000));
     expect(job?.data).toEqual({ inboxEventId: 1000 });
     expect(job?.opts.attempts).toBe(3);
+  });
+
+  it('never holds more than one addBulk slice in a batch: the first slice is answered alone', async () => {
+    const resolvedAtEachAdd: number[] = [];
+    let resolved = 0;
+    const real = queue.addBulk.bind(queue);
+    const addBulk = vi.spyOn(queue, 'addBulk').mockImplementation((jobs) => {
+      resolvedAtEachAdd.push(resolved);
+      return real(jobs);
+    });
+    // As the ingress runs it: one batch in flight, whatever maxBatch asks for.
+    const enqueue = createBatchedEnqueue(lanes(), false, retry, {
+      maxBatch: 500,
+      maxWaitMs: 5,
+      maxInFlight: 1,
+    });
+    const ids = Array.from({ length: 100 }, (_, i) => 3000 + i);
+    await Promise.all(
+      ids.map((id) => enqueue.enqueue({ id, channel: 'postback' }).then(() => (resolved += 1))),
+    );
+    await enqueue.close();
+    expect(addBulk.mock.calls.map(([jobs]) => jobs.length)).toEqual([
+      MAX_JOBS_PER_ADD_BULK,
+      100 - MAX_JOBS_PER_ADD_BULK,
+    ]);
+    // The first slice's callers were answered before the second slice was sent.
+    expect(resolvedAtEachAdd).toEqual([0, MAX_JOBS_PER_ADD_BULK]);
+    addBulk.mockRestore();
   });
 
   it('a full batch is sent at once; a failed addBulk rejects its callers', async () => {
