@@ -1,31 +1,24 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertRows, TX_NOW, updateRowsById } from '../../src/db/jsonRows.js';
 import { withdrawals } from '../../src/db/schema.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 /**
  * The worker's multi-row writes turn each row into a jsonb document themselves (dates
  * included, for speed): what lands in the columns must be what the row said.
  */
 describe('multi-row writes', () => {
-  let test: TestDatabase;
-
-  beforeAll(async () => {
-    test = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await test?.drop();
-  });
+  const test = useTestDatabase();
 
   const read = async (id: number) => {
-    const [row] = await test.database.db.select().from(withdrawals).where(eq(withdrawals.id, id));
+    const [row] = await test().database.db.select().from(withdrawals).where(eq(withdrawals.id, id));
     return row;
   };
 
   it('store dates to the millisecond, an invalid date as null, and now() for TX_NOW', async () => {
     const createdAt = new Date('2026-11-20T13:45:12.345Z');
-    const ids = await test.database.db.transaction(async (tx) => {
+    const ids = await test().database.db.transaction(async (tx) => {
       const inserted = await insertRows(
         tx,
         withdrawals,
@@ -56,14 +49,14 @@ describe('multi-row writes', () => {
     expect(first?.processedAt).toBeNull();
     expect(first?.pixKey).toBeNull();
     expect(first?.amountCents).toBe(12_345);
-    const [{ observed } = { observed: '' }] = await test.database.sql<{ observed: string }[]>`
+    const [{ observed } = { observed: '' }] = await test().database.sql<{ observed: string }[]>`
       select status_observed_at::text as observed from withdrawals where id = 1`;
     expect(observed).toBe(ids.now);
   });
 
   it('update only the columns each row names, dates included', async () => {
     const processedAt = new Date('2026-11-21T08:00:00.001Z');
-    await test.database.db.transaction((tx) =>
+    await test().database.db.transaction((tx) =>
       updateRowsById(tx, withdrawals, [
         { id: 1, status: 'COMPLETED', processedAt },
         { id: 2, pixKey: 'maria@example.com' },

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 /** The statements this connection has prepared, read inside one transaction (one connection). */
 async function preparedAfterQuery(database: Database): Promise<string[]> {
@@ -15,21 +15,15 @@ async function preparedAfterQuery(database: Database): Promise<string[]> {
 }
 
 describe('statements drizzle builds', () => {
-  let test: TestDatabase;
-  beforeAll(async () => {
-    test = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await test?.drop();
-  });
+  const test = useTestDatabase();
 
   it('are prepared: one round trip each instead of a Describe first', async () => {
-    const prepared = await preparedAfterQuery(test.database);
+    const prepared = await preparedAfterQuery(test().database);
     expect(prepared.some((text) => text.includes('prepared_probe'))).toBe(true);
   });
 
   it('are not prepared when DATABASE_URL says ?prepare=false (PgBouncer before 1.21)', async () => {
-    const unprepared = createDatabase(`${test.url}?prepare=false`, { max: 1 });
+    const unprepared = createDatabase(`${test().url}?prepare=false`, { max: 1 });
     try {
       const prepared = await preparedAfterQuery(unprepared);
       expect(prepared.some((text) => text.includes('prepared_probe'))).toBe(false);

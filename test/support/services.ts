@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
@@ -24,6 +24,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await database.close();
       await dropTestDatabase(name);
     },
+  };
+}
+
+/**
+ * The test file's own database, created before its tests and dropped after them: call at the
+ * top of a describe (or the file), read the result inside tests.
+ */
+export function useTestDatabase(): () => TestDatabase {
+  let test: TestDatabase | undefined;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await test?.drop();
+  });
+  return () => {
+    if (!test) throw new Error('useTestDatabase: the database is not created yet');
+    return test;
   };
 }
 
