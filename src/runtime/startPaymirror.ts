@@ -159,10 +159,10 @@ export async function startPaymirror(
     );
   const enqueue = (row: LaneRow) => enqueueInLanes(lanes, [row], gateway !== null, retry);
   // The ingress's requests share statements: deliveries are stored many to a statement (one
-  // commit) and their jobs added many to an addBulk; each request still waits for its own. No
-  // timer: a batch leaves at the end of the event loop's turn when a slot is free, and the
-  // requests that come while the slots are taken make up the next one (a 2 ms timer instead
-  // cost a quarter of the throughput: bench/PERFORMANCE.md).
+  // commit) and their jobs added many to an addBulk; each request waits for its own commit,
+  // not for its job (see ingest.ts). No timer: a batch leaves at the end of the event loop's
+  // turn when a slot is free, and the requests that come while the slots are taken make up the
+  // next one (a 2 ms timer instead cost a quarter of the throughput: bench/PERFORMANCE.md).
   const batched = roles.has('ingress')
     ? {
         store: createBatchedStore(database.sql, {

@@ -1,10 +1,12 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { postbackBody, sign, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
 import { inboxRowFinished, startTestPaymirror, waitFor } from '../support/paymirror.js';
 import { useTestApp } from '../support/testApp.js';
 import { createTestQueuePrefix } from '../support/services.js';
+import { startRedisTopology } from '../support/redisTopology.js';
 
 // The whole path: HTTP → inbox → queue → worker → mirror, on the real services.
 const t = useTestApp();
@@ -214,7 +216,10 @@ describe('losing Redis loses nothing', () => {
         connection: { url: isolated.redisUrl },
         prefix: isolated.prefix,
       });
-      expect((await probe.getJobCounts('waiting')).waiting).toBe(1);
+      // The job is added after the answer, without holding it.
+      await waitFor(async () => (await probe.getJobCounts('waiting')).waiting === 1, {
+        what: "the accepted postback's job",
+      });
       await probe.close();
     } finally {
       await ingress.close();
@@ -236,6 +241,50 @@ describe('losing Redis loses nothing', () => {
     } finally {
       await rest.close();
       await isolated.drop();
+    }
+  });
+});
+
+describe('the answer waits for the commit, not for Redis', () => {
+  it('a postback is answered once its row is committed while Redis takes no writes; its job follows', async () => {
+    // A Redis of its own: CLIENT PAUSE holds every client of the server.
+    const redis = await startRedisTopology('single');
+    const redisUrl = redis.env.REDIS_URL ?? '';
+    const isolated = createTestQueuePrefix();
+    const admin = new Redis(redisUrl);
+    const probe = new Queue(NOTIFICATIONS_QUEUE, {
+      connection: { url: redisUrl },
+      prefix: isolated.prefix,
+    });
+    let paused = false;
+    let ingress: Awaited<ReturnType<typeof startTestPaymirror>> | null = null;
+    try {
+      ingress = await startTestPaymirror({
+        db: t.db,
+        queue: isolated,
+        roles: 'ingress',
+        env: redis.env,
+      });
+      await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+      paused = true;
+      const answer = await ingress.postback(postbackBody({ id: 5202, status: 'PAGO' }));
+      expect(answer.body.status).toBe('accepted');
+      const [row] = await sql()<{ state: string }[]>`
+        select state from inbox_events where id = ${answer.body.id as number}`;
+      expect(row).toEqual({ state: 'pending' });
+      // Reads still run under a WRITE pause: no job yet.
+      expect(await admin.llen(`${isolated.prefix}:${NOTIFICATIONS_QUEUE}:wait`)).toBe(0);
+      await admin.call('CLIENT', 'UNPAUSE');
+      paused = false;
+      await waitFor(async () => (await probe.getJobCounts('waiting')).waiting === 1, {
+        what: "the answered postback's job",
+      });
+    } finally {
+      if (paused) await admin.call('CLIENT', 'UNPAUSE');
+      await ingress?.close();
+      await probe.close();
+      admin.disconnect();
+      await redis.stop();
     }
   });
 });
