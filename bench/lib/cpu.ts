@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, type Child } from './processes.js';
+import { round } from './stats.js';
 
 /**
  * CPU seconds spent during a run by the server under test, Postgres, Redis and the whole
@@ -82,6 +83,21 @@ export async function startCpuSeconds(start: () => Promise<Child>): Promise<numb
   } finally {
     await stopChild(child);
   }
+}
+
+/** A drain's start, and what each job cost its process once started (node CPU). */
+export interface StartFigures {
+  /** CPU milliseconds the same process costs to start with nothing to do (startCpuSeconds). */
+  readonly start_cpu_ms: number;
+  /** The process's CPU per job without its start. */
+  readonly worker_us_per_job_after_start: number;
+}
+
+export function startFigures(startSec: number, processSec: number, jobs: number): StartFigures {
+  return {
+    start_cpu_ms: Math.round(startSec * 1000),
+    worker_us_per_job_after_start: round((Math.max(0, processSec - startSec) / jobs) * 1e6, 1),
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
 import type { ThroughputSummary } from '../scenarios/throughput.js';
 import type { WorkerSummary } from '../scenarios/worker.js';
+import type { StartFigures } from './cpu.js';
 import type { Machine } from './machine.js';
 import type { Plan } from './plan.js';
 import { round } from './stats.js';
@@ -108,14 +109,9 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
     worker: {
       applied_per_s: worker?.applied_per_s ?? null,
       cpu_us_per_job: workerCpu,
-      start_cpu_ms: worker?.start_cpu_ms ?? null,
-      worker_us_per_job_after_start: worker?.worker_us_per_job_after_start ?? null,
+      ...startOf(worker),
     },
-    worker_bare: {
-      applied_per_s: workerBare?.applied_per_s ?? null,
-      start_cpu_ms: workerBare?.start_cpu_ms ?? null,
-      worker_us_per_job_after_start: workerBare?.worker_us_per_job_after_start ?? null,
-    },
+    worker_bare: { applied_per_s: workerBare?.applied_per_s ?? null, ...startOf(workerBare) },
     lanes: {
       webhooks_queued: lanes?.webhooks_queued ?? null,
       postback_p99_ms: lanes?.postback_p99_ms ?? null,
@@ -259,11 +255,18 @@ function fmt(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '–';
 }
 
+/** A drain's start figures for results.json, null where the drain did not run. */
+function startOf(drain: StartFigures | null | undefined): {
+  [K in keyof StartFigures]: number | null;
+} {
+  return {
+    start_cpu_ms: drain?.start_cpu_ms ?? null,
+    worker_us_per_job_after_start: drain?.worker_us_per_job_after_start ?? null,
+  };
+}
+
 /** "; its start 1234 ms of CPU, then 456 µs a job (node)" when the drain measured its start. */
-function afterStart(drain: {
-  readonly start_cpu_ms?: number;
-  readonly worker_us_per_job_after_start?: number;
-}): string {
+function afterStart(drain: Partial<StartFigures>): string {
   if (drain.start_cpu_ms === undefined || drain.worker_us_per_job_after_start === undefined) {
     return '';
   }

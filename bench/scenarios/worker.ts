@@ -4,12 +4,18 @@ import { peakRssMb, stopChild } from '../lib/processes.js';
 import { startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { round } from '../lib/stats.js';
-import { cpuBetween, snapshotCpu, startCpuSeconds } from '../lib/cpu.js';
+import {
+  cpuBetween,
+  snapshotCpu,
+  startCpuSeconds,
+  startFigures,
+  type StartFigures,
+} from '../lib/cpu.js';
 import { NOTIFICATIONS_QUEUE } from '../../src/queue/catalog.js';
 import { waitForEmptyQueue, waitUntilApplied } from './applied.js';
 import { runLoad } from './throughput.js';
 
-export interface WorkerSummary {
+export interface WorkerSummary extends StartFigures {
   readonly jobs: number;
   /** Rows applied per second, from the first processed_at to the last. */
   readonly applied_per_s: number;
@@ -23,10 +29,6 @@ export interface WorkerSummary {
     redis_us: number;
     other_us: number;
   };
-  /** CPU milliseconds the same process costs to start with nothing to do (startCpuSeconds). */
-  readonly start_cpu_ms: number;
-  /** cpu_per_job.worker_us without the start: what each row costs once the process is up. */
-  readonly worker_us_per_job_after_start: number;
   readonly rss_mb: Record<string, number | null>;
 }
 
@@ -84,8 +86,7 @@ export async function measureWorker(
           Math.max(0, cpu.machine_busy_s - cpu.server_s - cpu.postgres_s - cpu.redis_s),
         ),
       },
-      start_cpu_ms: Math.round(startSec * 1000),
-      worker_us_per_job_after_start: perJob(Math.max(0, cpu.server_s - startSec)),
+      ...startFigures(startSec, cpu.server_s, plan.workerJobs),
       rss_mb: { 'fill-ingress': ingressRss, worker: workerRss },
     };
   } finally {

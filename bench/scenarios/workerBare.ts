@@ -7,19 +7,21 @@ import { stopChild } from '../lib/processes.js';
 import { spawnBenchScript } from '../lib/servers.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
 import { waitForEmptyQueue } from './applied.js';
-import { cpuBetween, snapshotCpu, startCpuSeconds } from '../lib/cpu.js';
+import {
+  cpuBetween,
+  snapshotCpu,
+  startCpuSeconds,
+  startFigures,
+  type StartFigures,
+} from '../lib/cpu.js';
 import { round } from '../lib/stats.js';
 
-export interface BareWorkerSummary {
+export interface BareWorkerSummary extends StartFigures {
   readonly jobs: number;
   /** Rows written per second, from the first write to the last. */
   readonly applied_per_s: number;
   /** CPU per job from the worker's start to the last row, as the worker scenario counts it. */
   readonly cpu_per_job: { worker_us: number; postgres_us: number; redis_us: number };
-  /** CPU milliseconds the same process costs to start with nothing to do. */
-  readonly start_cpu_ms: number;
-  /** cpu_per_job.worker_us without the start. */
-  readonly worker_us_per_job_after_start: number;
 }
 
 /**
@@ -106,8 +108,7 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
         postgres_us: perJob(cpu.postgres_s),
         redis_us: perJob(cpu.redis_s),
       },
-      start_cpu_ms: Math.round(startSec * 1000),
-      worker_us_per_job_after_start: perJob(Math.max(0, cpu.server_s - startSec)),
+      ...startFigures(startSec, cpu.server_s, plan.workerJobs),
     };
   } finally {
     if (worker) await stopChild(worker);
