@@ -25,7 +25,12 @@ export async function withDatabase<T>(
   }
 }
 
-/** The notifications queue for a command that enqueues; closed afterwards. */
+/**
+ * The notifications queue for a command that enqueues, started before `fn` and closed after.
+ * Started first because BullMQ's close() on a shared connection does not wait for a queue's
+ * start (a version read): a command that enqueued nothing disconnected under that read, which
+ * then failed on an emitter close() had already stripped of listeners, and the process died.
+ */
 export async function withQueue<T>(
   config: Config,
   fn: (queue: NotificationQueue) => Promise<T>,
@@ -34,6 +39,7 @@ export async function withQueue<T>(
   const redis = createCommandRedis(config.redis);
   const queue = createNotificationQueue(redis, queuePrefixFor(config, NOTIFICATIONS_QUEUE));
   try {
+    await queue.waitUntilReady();
     return await fn(queue);
   } finally {
     await queue.close();

@@ -83,7 +83,7 @@ describe('inbox commands', () => {
     expect(sale?.status).toBe('PAGO');
 
     const again = runCli(['inbox', 'replay', String(id)], env());
-    expect((await again.exited).code).toBe(0);
+    expect({ ...(await again.exited), output: again.output() }).toMatchObject({ code: 0 });
     expect(again.output()).toMatch(/replayed 0 inbox row/);
     const history = await sql()`select 1 from status_history where resource_id = 9303`;
     expect(history).toHaveLength(1);
