@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { rssMb, spawnChild, waitForHttp, type Child } from './processes.js';
@@ -77,16 +78,19 @@ export async function startPaymirrorProcess(
   const [command, commandArgs] =
     nodeFlags.length === 0
       ? [`${root}bin/paymirror`, args]
-      : [
-          process.execPath,
-          [...nodeFlags, '--enable-source-maps', `${root}dist/cli/main.js`, ...args],
-        ];
+      : [process.execPath, [...nodeFlags, '--enable-source-maps', cliEntry(root), ...args]];
   const child = spawnChild(name, command, commandArgs, {
     cwd: root,
     env: { ...paymirrorEnv(services, port), ...extraEnv },
     echoStderr: true,
   });
   return ready(child, port, services.databaseUrl);
+}
+
+/** The bundle bin/paymirror runs; a --baseline checkout from before the bundle has main.js. */
+function cliEntry(root: string): string {
+  const bundle = `${root}dist/cli/paymirror.mjs`;
+  return existsSync(bundle) ? bundle : `${root}dist/cli/main.js`;
 }
 
 /** A TypeScript file under bench/ run with tsx (the bare and naive servers, bench wirings). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -307,6 +307,38 @@ describe('start', () => {
       );
     } finally {
       expect((await stop(again)).code).toBe(0);
+    }
+  });
+});
+
+describe('the bundle bin/paymirror runs', () => {
+  it('serves the admin UI and its assets: the packages in it find their own files', async () => {
+    const token = 'admin-token-0123456789abcdef';
+    const run = runCli(
+      ['start', '--role', 'ingress'],
+      baseEnv({
+        POSTBACK_SECRETS: POSTBACK_SECRET,
+        WEBHOOK_TOKENS: WEBHOOK_TOKEN,
+        ADMIN_TOKEN: token,
+      }),
+    );
+    try {
+      const url = await listeningUrl(run);
+      const headers = { authorization: `Bearer ${token}` };
+      const page = await fetch(`${url}/admin/queues`, { headers });
+      expect(page.status).toBe(200);
+      const script = /src="(static\/js\/[^"]+\.js)"/.exec(await page.text())?.[1];
+      expect(script).toBeDefined();
+      const asset = await fetch(`${url}/admin/queues/${script}`, { headers });
+      expect(asset.status).toBe(200);
+      expect((await asset.text()).length).toBeGreaterThan(1000);
+      // msgpackr (BullMQ's) finds its native decoder from its own __dirname, or does without.
+      if (process.platform === 'linux') {
+        const maps = readFileSync(`/proc/${String(run.child.pid)}/maps`, 'utf8');
+        expect(maps).toMatch(/msgpackr-extract/);
+      }
+    } finally {
+      expect((await stop(run)).code).toBe(0);
     }
   });
 });
