@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -340,6 +342,19 @@ describe('the bundle bin/paymirror runs', () => {
     } finally {
       expect((await stop(run)).code).toBe(0);
     }
+  });
+
+  it("maps its own frames to src/ and leaves the packages' sources out of its source map", () => {
+    const bundle = fileURLToPath(new URL('../../dist/cli/paymirror.mjs', import.meta.url));
+    const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapPayload;
+    expect(map.sources.filter((source) => source.includes('node_modules/'))).toEqual([]);
+    const lines = readFileSync(bundle, 'utf8').split('\n');
+    const needle = 'async function processInboxBatch(';
+    const line = lines.findIndex((text) => text.includes(needle));
+    const column = lines[line]?.indexOf(needle) ?? -1;
+    expect(new SourceMap(map).findEntry(line, column)).toMatchObject({
+      originalSource: '../../src/worker/processInboxBatch.ts',
+    });
   });
 });
 
