@@ -3,8 +3,8 @@ import type { Sql } from '../../src/db/client.js';
 import type { Logger } from '../../src/log/logger.js';
 import { startTestPaymirror, type TestPaymirror } from './paymirror.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
+  useTestDatabase,
   type TestDatabase,
   type TestQueuePrefix,
 } from './services.js';
@@ -29,14 +29,15 @@ export interface TestApp {
  * Redis keys afterwards (afterAll). Read the parts inside tests and hooks, not at load time.
  */
 export function useTestApp(options: TestAppOptions = {}): TestApp {
-  let db: TestDatabase | undefined;
+  // Registered first, so its database is created before the app starts and dropped after the
+  // app's afterAll has closed it (after hooks run in reverse order).
+  const db = useTestDatabase();
   let queue: TestQueuePrefix | undefined;
   let app: TestPaymirror | undefined;
   beforeAll(async () => {
-    db = await createTestDatabase();
     queue = createTestQueuePrefix();
     app = await startTestPaymirror({
-      db,
+      db: db(),
       queue,
       ...(options.roles ? { roles: options.roles } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
@@ -46,7 +47,6 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
   afterAll(async () => {
     await app?.close();
     await queue?.drop();
-    await db?.drop();
   });
   const started = <T>(part: T | undefined, name: string): T => {
     if (part === undefined) throw new Error(`useTestApp: ${name} is not started yet`);
@@ -54,7 +54,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
   };
   return {
     get db() {
-      return started(db, 'db');
+      return db();
     },
     get queue() {
       return started(queue, 'queue');
@@ -62,6 +62,6 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     get app() {
       return started(app, 'app');
     },
-    sql: () => started(db, 'db').database.sql,
+    sql: () => db().database.sql,
   };
 }
