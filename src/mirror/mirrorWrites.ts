@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
+import { bigintArrayLiteral } from '../db/anyOf.js';
 import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
 import type { FieldDifference } from './compareFields.js';
@@ -45,7 +46,7 @@ export class MirrorWrites {
     );
     if (sale.length === 0 && withdrawal.length === 0) return;
     this.markLoaded({ sale, withdrawal });
-    await this.keepSeen(tx, sql`${sql.param(sale)}`, sql`${sql.param(withdrawal)}`);
+    await this.keepSeen(tx, bigintArrayLiteral(sale), bigintArrayLiteral(withdrawal));
   }
 
   /**
@@ -53,11 +54,8 @@ export class MirrorWrites {
    * MirrorRows.lockNamedByInbox). Call `markLoaded` with the records once they are known.
    */
   async loadSeenNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    await this.keepSeen(
-      tx,
-      namedByInbox('sale', inboxEventIds),
-      namedByInbox('withdrawal', inboxEventIds),
-    );
+    const ids = bigintArrayLiteral(inboxEventIds);
+    await this.keepSeen(tx, namedByInbox('sale', ids), namedByInbox('withdrawal', ids));
   }
 
   markLoaded(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
@@ -65,6 +63,12 @@ export class MirrorWrites {
     for (const id of records.withdrawal) this.loaded.add(recordKey('withdrawal', id));
   }
 
+  /**
+   * `sale` and `withdrawal` are bigint[] literals: the statement has no parameters and is
+   * planned at each run. status_history starts empty and grows by a row or more a notification;
+   * a prepared plan made while it was small scanned it whole for every batch, comparing each
+   * row with every id of the batch (a backfill or the first backlog grew quadratically).
+   */
   private async keepSeen(tx: Tx, sale: SQL, withdrawal: SQL): Promise<void> {
     const rows = await tx.execute<{
       resource_type: string;
@@ -72,8 +76,8 @@ export class MirrorWrites {
       to_status: string;
     }>(
       sql`select distinct resource_type, resource_id, to_status from status_history
-           where (resource_type = 'sale' and resource_id = any(${sale}::bigint[]))
-              or (resource_type = 'withdrawal' and resource_id = any(${withdrawal}::bigint[]))`,
+           where (resource_type = 'sale' and resource_id = any(${sale}))
+              or (resource_type = 'withdrawal' and resource_id = any(${withdrawal}))`,
     );
     for (const row of rows) {
       this.seenOf(row.resource_type, Number(row.resource_id)).add(row.to_status);

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { bigintArrayParam } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
 import type { reconciliationDiscrepancies } from '../db/schema.js';
 import { namedByInbox } from '../mirror/mirrorRows.js';
@@ -41,8 +42,8 @@ export async function readSaleDeliveries(
 ): Promise<SaleDelivery[]> {
   const saleIds =
     'saleIds' in of
-      ? sql`${sql.param([...of.saleIds])}::bigint[]`
-      : namedByInbox('sale', of.inboxEventIds);
+      ? bigintArrayParam(of.saleIds)
+      : namedByInbox('sale', bigintArrayParam(of.inboxEventIds));
   const rows = await tx.execute<{
     id: string;
     resource_id: string;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bigintArrayParam } from '../../src/db/anyOf.js';
 import { namedByInbox } from '../../src/mirror/mirrorRows.js';
 import { createTestDatabase, type TestDatabase } from '../support/services.js';
 
@@ -45,7 +46,7 @@ describe('the records inbox rows name', () => {
 
   it('are found by the inbox rows ids alone, with statistics taken before the backlog', async () => {
     const [row] = await test.database.db.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      sql`explain (format json) select ${namedByInbox('sale', batch)} as named`,
+      sql`explain (format json) select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
     );
     const plan = row?.['QUERY PLAN'][0].Plan;
     expect(plan).toBeDefined();
@@ -56,11 +57,11 @@ describe('the records inbox rows name', () => {
 
   it('name exactly the records of the kind asked for', async () => {
     const [row] = await test.database.db.execute<{ named: string[] }>(
-      sql`select ${namedByInbox('sale', batch)} as named`,
+      sql`select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
     );
     expect(row?.named.map(Number).sort((a, b) => a - b)).toEqual(batch);
     const [none] = await test.database.db.execute<{ named: string[] }>(
-      sql`select ${namedByInbox('withdrawal', batch)} as named`,
+      sql`select ${namedByInbox('withdrawal', bigintArrayParam(batch))} as named`,
     );
     expect(none?.named).toEqual([]);
   });
