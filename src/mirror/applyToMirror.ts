@@ -79,12 +79,15 @@ export class MirrorBatch {
   }
 
   /**
-   * Writes what `plan` decided: the new rows first (items and history refer to them), then
-   * the rest pipelined, with the caller's `alongside` statements (started after the inserts).
+   * Writes what `plan` decided, with the caller's `alongside` statements, in one round trip:
+   * the statements are pipelined on the transaction's connection and run in the order sent, the
+   * new rows first (items and history refer to them). An insert that lost a race fails the
+   * transaction once its answer comes, after the statements sent with it: they roll back too.
    */
   async write(tx: Tx, alongside: () => readonly Promise<unknown>[] = () => []): Promise<void> {
-    await Promise.all([this.saleRows.writeInserts(tx), this.withdrawalRows.writeInserts(tx)]);
     await Promise.all([
+      this.saleRows.writeInserts(tx),
+      this.withdrawalRows.writeInserts(tx),
       this.saleRows.writeUpdates(tx),
       this.withdrawalRows.writeUpdates(tx),
       this.writes.write(tx),

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import { MirrorBatch } from '../../src/mirror/applyToMirror.js';
+import type { MirrorInput } from '../../src/mirror/inputs.js';
+import { MirrorInsertRaceError, retryingInsertRaces } from '../../src/mirror/mirrorRows.js';
+import { parseNotification } from '../../src/notifications/parseNotification.js';
+import { postbackBody } from '../support/fixtures.js';
+import { useTestDatabase } from '../support/services.js';
+
+const SALE = 6101;
+
+function signed(status: string): MirrorInput {
+  const parsed = parseNotification('postback', postbackBody({ id: SALE, status }));
+  if (!parsed.ok || parsed.notice.kind !== 'sale') throw new Error('fixture did not parse');
+  return {
+    kind: 'notice',
+    notice: parsed.notice,
+    provenance: 'signed',
+    observedAt: new Date(),
+    context: { source: 'postback', inboxEventId: null },
+    ambiguity: 'reconcile',
+  };
+}
+
+/**
+ * Two workers can both find no row for a new sale and both insert it: the second insert
+ * does nothing, and its transaction must not go on as if it had written the sale.
+ */
+describe('a sale another transaction creates between the lock and the insert', () => {
+  const test = useTestDatabase();
+
+  it('fails the attempt, what was sent with the insert rolled back, and the next attempt applies the notice to that row', async () => {
+    const { database } = test();
+    const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
+    const attempts: unknown[] = [];
+    await retryingInsertRaces(() =>
+      database.db.transaction(async (tx) => {
+        const batch = new MirrorBatch();
+        await batch.plan(tx, [signed('PAGO')], watch);
+        if (attempts.length === 0) {
+          // Another transaction (another connection, committed) creates the sale meanwhile.
+          await database.sql`
+            insert into sales (id, status, payment_method, amount_cents)
+            values (${SALE}, 'PENDENTE', 'PIX', 15000)`;
+        }
+        try {
+          await batch.write(tx);
+          attempts.push('written');
+        } catch (error) {
+          attempts.push(error);
+          throw error;
+        }
+      }),
+    );
+
+    expect(attempts[0]).toBeInstanceOf(MirrorInsertRaceError);
+    expect(attempts.slice(1)).toEqual(['written']);
+    const [sale] = await database.sql<{ status: string }[]>`
+      select status from sales where id = ${SALE}`;
+    expect(sale?.status).toBe('PAGO');
+    const history = await database.sql<{ id: string; from_status: string | null }[]>`
+      select id, from_status, to_status from status_history where resource_id = ${SALE}`;
+    // The first attempt's entry (null → PAGO) is gone: only the move from the row it found.
+    expect(history.map(({ from_status }) => from_status)).toEqual(['PENDENTE']);
+    // The first attempt's history insert went out with the sale's insert, in the same round
+    // trip, before the race was known: it drew the sequence's first id, then rolled back.
+    expect(Number(history[0]?.id)).toBeGreaterThan(1);
+    const items = await database.sql`select item_id from sale_items where sale_id = ${SALE}`;
+    expect(items).toHaveLength(1);
+  });
+});
