@@ -6,23 +6,21 @@ import { formatComparison } from '../../src/demo/table.js';
 import { REPORTS } from '../../src/reports/index.js';
 import { runReport } from '../../src/reports/report.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
-  type TestDatabase,
+  useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
 
 describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', () => {
-  let db: TestDatabase;
+  const test = useTestDatabase();
   let queue: TestQueuePrefix;
   let result: DemoResult;
   let report = '';
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     queue = createTestQueuePrefix();
     result = await runDemo({
-      databaseUrl: db.url,
+      databaseUrl: test().url,
       redisUrl: queue.redisUrl,
       queuePrefix: queue.prefix,
       sales: 30,
@@ -37,7 +35,6 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
   });
   afterAll(async () => {
     await queue?.drop();
-    await db?.drop();
   });
 
   it('leaves no mismatch after reconciliation and exits 0', () => {
@@ -50,13 +47,13 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
 
   it('ends with per-status counts and centavo sums equal to the sandbox state', async () => {
     const truth = totals(result.truth.sales.map((s) => [s.status, s.amountCents]));
-    const rows = await db.database.sql<{ status: string; amount_cents: string }[]>`
+    const rows = await test().database.sql<{ status: string; amount_cents: string }[]>`
       select status, amount_cents from sales`;
     const mirror = totals(rows.map((row) => [row.status, Number(row.amount_cents)]));
     expect(mirror).toEqual(truth);
 
     const truthWithdrawals = totals(result.truth.withdrawals.map((w) => [w.status, w.amountCents]));
-    const withdrawalRows = await db.database.sql<{ status: string; amount_cents: string }[]>`
+    const withdrawalRows = await test().database.sql<{ status: string; amount_cents: string }[]>`
       select status, amount_cents from withdrawals`;
     // The read form says FAILED for what notifications (and the sandbox) call REJECTED.
     const mirrorWithdrawals = totals(
@@ -93,7 +90,7 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
   });
 
   it('keeps every authentic dispute notification in history, and report disputes lists them', async () => {
-    const sql = db.database.sql;
+    const sql = test().database.sql;
     const heard = await sql<{ id: string; status: string }[]>`
       select distinct resource_id as id, notified_status as status from inbox_events
        where resource_type = 'sale' and notified_status in ('MED', 'CHARGEBACK')

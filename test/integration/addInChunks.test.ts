@@ -10,9 +10,8 @@ import {
 } from '../../src/queue/catalog.js';
 import type { TransitionQueue } from '../../src/feed/transitionPublisher.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
-  type TestDatabase,
+  useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
 
@@ -21,14 +20,13 @@ import {
  * (the transition feed publishes 500 at a time, the sweeper as many as it finds) go in slices.
  */
 describe('jobs added in bulk', () => {
-  let test: TestDatabase;
+  const test = useTestDatabase();
   let redis: TestQueuePrefix;
   let notifications: NotificationQueue;
   let transitions: TransitionQueue;
   const retry = { attempts: 3, backoffMs: 1_000 };
 
   beforeAll(async () => {
-    test = await createTestDatabase();
     redis = createTestQueuePrefix();
     const connection = { url: redis.redisUrl };
     notifications = createNotificationQueue(connection, redis.prefix);
@@ -38,7 +36,6 @@ describe('jobs added in bulk', () => {
     await notifications?.close();
     await transitions?.close();
     await redis?.drop();
-    await test?.drop();
   });
 
   const sizesOf = (calls: unknown[][]) => calls.map(([jobs]) => (jobs as unknown[]).length);
@@ -58,11 +55,11 @@ describe('jobs added in bulk', () => {
   });
 
   it('publishes a batch of transitions in slices, in history order', async () => {
-    await test.database.sql`
+    await test().database.sql`
       insert into status_history (resource_type, resource_id, from_status, to_status, source)
       select 'sale', n, null, 'PAGO', 'postback' from generate_series(1, 150) as n`;
     const addBulk = vi.spyOn(transitions, 'addBulk');
-    expect(await publishTransitions(test.database.sql, transitions, 500)).toBe(150);
+    expect(await publishTransitions(test().database.sql, transitions, 500)).toBe(150);
     expect(sizesOf(addBulk.mock.calls).every((size) => size <= MAX_JOBS_PER_ADD_BULK)).toBe(true);
     expect(addBulk).toHaveBeenCalledTimes(3);
     addBulk.mockRestore();

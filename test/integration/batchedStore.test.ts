@@ -1,22 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBatchedStore } from '../../src/inbox/batchedStore.js';
 import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
 import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
 import type { Sql } from '../../src/db/client.js';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 // The batched store must answer exactly as storeDelivery does, on the real Postgres.
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const test = useTestDatabase();
 
-const sql = () => db.database.sql;
+const sql = () => test().database.sql;
 const WINDOW = { dedupeWindowHours: 24 };
 
 /** A delivery described without ids, so that each implementation gets its own namespace. */

@@ -13,32 +13,30 @@ import {
   type Reply,
 } from '../gateway/fakeGateway.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 // A cashout moves money: every attempt is a row before the POST, the POST is sent once, and an
 // answer that does not say "refused" is an unknown outcome, never a plain failure (README,
 // "Cashouts").
-let db: TestDatabase;
+const test = useTestDatabase();
 let gateway: FakeGateway;
 let reply: Reply = { status: 500 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   gateway = await startFakeGateway(() => reply);
 });
 afterAll(async () => {
   await gateway?.close();
-  await db?.drop();
 });
 
-const sql = () => db.database.sql;
+const sql = () => test().database.sql;
 const logs: Record<string, unknown>[] = [];
 const logger = createLogger({
   level: 'info',
   destination: { write: (line: string) => void logs.push(JSON.parse(line)) },
 });
 const deps = () => ({
-  db: db.database.db,
+  db: test().database.db,
   gateway: clientFor(gateway, { timeoutMs: 300 }),
   policy: DEFAULT_WATCH_POLICY,
   logger,
@@ -130,7 +128,7 @@ describe('cashout outcomes', () => {
 
 describe('paymirror cashout', () => {
   const env = () => ({
-    DATABASE_URL: db.url,
+    DATABASE_URL: test().url,
     GATEWAY_BASE_URL: gateway.baseUrl,
     GATEWAY_PUBLIC_KEY: PUBLIC_KEY,
     GATEWAY_PRIVATE_KEY: PRIVATE_KEY,

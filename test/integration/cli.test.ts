@@ -17,28 +17,25 @@ import {
 import { runCli, type CliRun } from '../support/cli.js';
 import { waitFor } from '../support/paymirror.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
-  type TestDatabase,
+  useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
 
 // bin/paymirror as a user runs it: configuration errors, migrate, start, logs, drain.
-let db: TestDatabase;
+const test = useTestDatabase();
 let queue: TestQueuePrefix;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   queue = createTestQueuePrefix();
 });
 afterAll(async () => {
   await queue?.drop();
-  await db?.drop();
 });
 
 function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    DATABASE_URL: db.url,
+    DATABASE_URL: test().url,
     REDIS_URL: queue.redisUrl,
     QUEUE_PREFIX: queue.prefix,
     PORT: '0',
@@ -242,7 +239,7 @@ describe('start', () => {
       // The postback applies; the webhook's confirmation fails against the unreachable
       // gateway and is retried: both paths write logs, none may carry a secret.
       await waitFor(async () => {
-        const rows = await db.database.sql`
+        const rows = await test().database.sql`
           select channel, state, attempts from inbox_events where resource_id = 8101 order by channel`;
         return (
           rows[0]?.state === 'processed' && rows[1]?.channel === 'webhook' && rows[1].attempts >= 1
@@ -288,7 +285,7 @@ describe('start', () => {
     const acknowledged = settled.filter((a) => a.status === 200).map((a) => a.body.id as number);
     expect(acknowledged.length).toBeGreaterThan(0);
     expect(settled.every((a) => a.status === 200 || a.status === 0)).toBe(true);
-    const stored = await db.database.sql<{ id: string; state: string }[]>`
+    const stored = await test().database.sql<{ id: string; state: string }[]>`
       select id, state from inbox_events where id = any(${acknowledged})`;
     expect(stored).toHaveLength(acknowledged.length);
 
@@ -301,7 +298,7 @@ describe('start', () => {
       await listeningUrl(again);
       await waitFor(
         async () => {
-          const rows = await db.database
+          const rows = await test().database
             .sql`select count(*)::int as n from inbox_events where id = any(${acknowledged}) and state = 'processed'`;
           return rows[0]?.n === acknowledged.length;
         },
@@ -374,7 +371,7 @@ describe('a service that cannot be reached', () => {
   it('one Ctrl-C stops the demo: it cleans up and exits', async () => {
     const name = `pm_test_demo_${randomBytes(4).toString('hex')}`;
     const run = runCli(['demo', '--sales', '400'], {
-      DEMO_DATABASE_URL: withDatabaseName(db.url, name),
+      DEMO_DATABASE_URL: withDatabaseName(test().url, name),
       REDIS_URL: queue.redisUrl,
     });
     try {
@@ -395,7 +392,7 @@ describe('a service that cannot be reached', () => {
 
   it('the demo fails within seconds naming Redis, and exits', async () => {
     const run = runCli(['demo'], {
-      DEMO_DATABASE_URL: withDatabaseName(db.url, 'pm_demo_never_created'),
+      DEMO_DATABASE_URL: withDatabaseName(test().url, 'pm_demo_never_created'),
       REDIS_URL: 'redis://127.0.0.1:2',
     });
     expect((await run.exited).code).toBe(1);
@@ -420,7 +417,7 @@ describe('a .env file', () => {
       const fromFile = runCli(['inbox', 'list'], { REDIS_URL: queue.redisUrl }, { cwd: dir });
       expect((await fromFile.exited).code).toBe(1);
       expect(fromFile.output()).toContain('cannot reach Postgres at 127.0.0.1:1');
-      const overridden = runCli(['inbox', 'list'], { DATABASE_URL: db.url }, { cwd: dir });
+      const overridden = runCli(['inbox', 'list'], { DATABASE_URL: test().url }, { cwd: dir });
       expect((await overridden.exited).code, overridden.output()).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -470,14 +467,14 @@ describe('only migrate and start change the schema', () => {
   });
 
   it('a database migrated by a newer paymirror is refused, not written to', async () => {
-    await db.database.sql`insert into drizzle.__drizzle_migrations (hash, created_at)
+    await test().database.sql`insert into drizzle.__drizzle_migrations (hash, created_at)
                           values ('from-the-future', ${String(Date.UTC(2099, 0, 1))})`;
     try {
       const run = runCli(['report', 'daily'], baseEnv());
       expect((await run.exited).code).toBe(1);
       expect(run.output()).toMatch(/migrated by a newer paymirror/);
     } finally {
-      await db.database
+      await test().database
         .sql`delete from drizzle.__drizzle_migrations where hash = 'from-the-future'`;
     }
   });
@@ -487,7 +484,7 @@ describe('only migrate and start change the schema', () => {
       ['report', 'daily', '--format', 'json'],
       baseEnv({
         DATABASE_URL: 'postgres://postgres@127.0.0.1:1/primary-is-down',
-        REPORTS_DATABASE_URL: db.url,
+        REPORTS_DATABASE_URL: test().url,
       }),
     );
     expect((await run.exited).code).toBe(0);

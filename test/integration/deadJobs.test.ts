@@ -1,30 +1,22 @@
 import { Queue } from 'bullmq';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE, notificationJobId } from '../../src/queue/catalog.js';
 import { postbackBody } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
-  type TestDatabase,
+  useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
 
 // Redis losing some of a job's keys under a running worker (a SCAN-and-DEL of the queue, a
 // partial flush) can leave a job that holds an inbox row's job id but will never run it. The
 // sweeper must free the id, or its add is a no-op and the row stays pending for good.
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const test = useTestDatabase();
 
 /** Accepts one postback with no worker running: its job waits in the queue. */
 async function acceptWithoutWorker(queue: TestQueuePrefix, saleId: number): Promise<number> {
-  const ingress = await startTestPaymirror({ db, queue, roles: 'ingress' });
+  const ingress = await startTestPaymirror({ db: test(), queue, roles: 'ingress' });
   try {
     const answer = await ingress.postback(postbackBody({ id: saleId, status: 'PAGO' }));
     expect(answer.body.status).toBe('accepted');
@@ -35,13 +27,13 @@ async function acceptWithoutWorker(queue: TestQueuePrefix, saleId: number): Prom
 }
 
 async function rowState(inboxId: number): Promise<string | undefined> {
-  const rows = await db.database.sql<{ state: string }[]>`
+  const rows = await test().database.sql<{ state: string }[]>`
     select state from inbox_events where id = ${inboxId}`;
   return rows[0]?.state;
 }
 
 async function historyRows(saleId: number): Promise<number> {
-  const rows = await db.database.sql<{ n: number }[]>`
+  const rows = await test().database.sql<{ n: number }[]>`
     select count(*)::int as n from status_history
      where resource_type = 'sale' and resource_id = ${saleId} and to_status = 'PAGO'`;
   return rows[0]?.n ?? 0;
@@ -68,7 +60,7 @@ describe('dead jobs holding a pending row’s job id', () => {
 
   const start = async (roles: string) => {
     const app = await startTestPaymirror({
-      db,
+      db: test(),
       queue,
       roles,
       env: { SWEEP_AFTER_SECONDS: '0' },

@@ -6,15 +6,14 @@ import { createSharedRateLimiter } from '../../src/gateway/sharedRateLimiter.js'
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import {
-  createTestDatabase,
   createTestQueuePrefix,
-  type TestDatabase,
+  useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
 
 // A flood of webhooks waiting on the gateway must never delay a signed postback (README,
 // "Lanes"). The gateway here never answers a GET: every webhook waits for good.
-let db: TestDatabase;
+const test = useTestDatabase();
 let queue: TestQueuePrefix;
 let gateway: Server;
 let gets = 0;
@@ -22,7 +21,6 @@ let app: TestPaymirror;
 const FLOOD = 150;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   queue = createTestQueuePrefix();
   gateway = createServer(() => {
     gets += 1; // and never answer
@@ -30,7 +28,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   const port = (gateway.address() as AddressInfo).port;
   app = await startTestPaymirror({
-    db,
+    db: test(),
     queue,
     env: {
       GATEWAY_BASE_URL: `http://127.0.0.1:${port}`,
@@ -48,10 +46,9 @@ afterAll(async () => {
   await new Promise((resolve) => gateway?.close(resolve));
   await app?.close();
   await queue?.drop();
-  await db?.drop();
 });
 
-const sql = () => db.database.sql;
+const sql = () => test().database.sql;
 
 describe('lanes', () => {
   it('a signed postback is applied while every webhook waits on the gateway', async () => {

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bigintArrayParam } from '../../src/db/anyOf.js';
 import { namedByInbox } from '../../src/mirror/mirrorRows.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 interface PlanNode {
   readonly 'Node Type': string;
@@ -24,12 +24,11 @@ function indexesUsed(node: PlanNode): string[] {
  * in the resource index.
  */
 describe('the records inbox rows name', () => {
-  let test: TestDatabase;
+  const test = useTestDatabase();
   const batch = Array.from({ length: 64 }, (_, i) => 5_000 + i);
 
   beforeAll(async () => {
-    test = await createTestDatabase();
-    await test.database.sql.unsafe(`
+    await test().database.sql.unsafe(`
       alter table inbox_events set (autovacuum_enabled = false);
       -- Rows of a real postback's size (about 1.5 KB of body, stored twice).
       insert into inbox_events (channel, resource_type, resource_id, event_key, raw_body,
@@ -40,12 +39,9 @@ describe('the records inbox rows name', () => {
              lateral (select string_agg(md5((n * 100 + k)::text), '') as body
                         from generate_series(1, 24) as k) as filler;`);
   });
-  afterAll(async () => {
-    await test?.drop();
-  });
 
   it('are found by the inbox rows ids alone, with statistics taken before the backlog', async () => {
-    const [row] = await test.database.db.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    const [row] = await test().database.db.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       sql`explain (format json) select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
     );
     const plan = row?.['QUERY PLAN'][0].Plan;
@@ -56,11 +52,11 @@ describe('the records inbox rows name', () => {
   });
 
   it('name exactly the records of the kind asked for', async () => {
-    const [row] = await test.database.db.execute<{ named: string[] }>(
+    const [row] = await test().database.db.execute<{ named: string[] }>(
       sql`select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
     );
     expect(row?.named.map(Number).sort((a, b) => a - b)).toEqual(batch);
-    const [none] = await test.database.db.execute<{ named: string[] }>(
+    const [none] = await test().database.db.execute<{ named: string[] }>(
       sql`select ${namedByInbox('withdrawal', bigintArrayParam(batch))} as named`,
     );
     expect(none?.named).toEqual([]);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import {
   canReachSale,
@@ -15,19 +15,13 @@ import type { Watch } from '../../src/mirror/planContext.js';
 import type { SaleNotice } from '../../src/notifications/notification.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
 import { postbackBody } from '../support/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase } from '../support/services.js';
 
 // Any interleaving of signed notifications (each read first, as the worker does) and gateway
 // reads, each carrying when it was observed or begun, leaves the mirror at the truth's latest
 // state once a read newer than everything has been written; the entered history is a path of
 // the machine, and every authentic observation is in the history, invented ones never.
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const test = useTestDatabase();
 
 const SALE_ID = 7001;
 const START = Date.UTC(2026, 10, 20, 12, 0);
@@ -150,10 +144,14 @@ async function deliver(world: Truth, event: Extract<Event, { kind: 'delivery' }>
     ambiguity,
   });
   if (!event.readFirst) {
-    const [alone] = await writeMirror(db.database.db, [signed('defer')], watch);
+    const [alone] = await writeMirror(test().database.db, [signed('defer')], watch);
     if (alone?.outcome !== 'deferred') return true;
   }
-  await writeMirror(db.database.db, [signed('read'), readInput(world, at, 'confirmation')], watch);
+  await writeMirror(
+    test().database.db,
+    [signed('read'), readInput(world, at, 'confirmation')],
+    watch,
+  );
   return true;
 }
 
@@ -161,24 +159,28 @@ describe('observation order (notifications and gateway reads, any interleaving)'
   it('ends at the truth with a history that is a path of the machine', async () => {
     await fc.assert(
       fc.asyncProperty(truth, events, async (world, sequence) => {
-        await db.database.sql`truncate sales, sale_items, status_history,
+        await test().database.sql`truncate sales, sale_items, status_history,
           reconciliation_discrepancies restart identity cascade`;
         const watch = { now: minutes(100), policy: DEFAULT_WATCH_POLICY };
         const delivered = new Set<SaleStatus>();
         for (const event of sequence) {
           if (event.kind === 'read') {
-            await writeMirror(db.database.db, [readInput(world, event.minute, 'reconcile')], watch);
+            await writeMirror(
+              test().database.db,
+              [readInput(world, event.minute, 'reconcile')],
+              watch,
+            );
           } else if (await deliver(world, event, watch)) {
             delivered.add(world.path[event.step]!);
           }
         }
-        await writeMirror(db.database.db, [readInput(world, 90, 'reconcile')], watch);
+        await writeMirror(test().database.db, [readInput(world, 90, 'reconcile')], watch);
 
-        const [sale] = await db.database.sql<{ status: string }[]>`
+        const [sale] = await test().database.sql<{ status: string }[]>`
           select status from sales where id = ${SALE_ID}`;
         expect(sale?.status).toBe(world.path.at(-1));
 
-        const history = await db.database.sql<
+        const history = await test().database.sql<
           { from_status: SaleStatus | null; to_status: SaleStatus; entered: boolean }[]
         >`select from_status, to_status, entered from status_history
            where resource_id = ${SALE_ID} order by id`;

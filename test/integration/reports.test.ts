@@ -8,7 +8,7 @@ import {
   type ReportRow,
 } from '../../src/reports/index.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/services.js';
+import { useTestDatabase, type TestDatabase } from '../support/services.js';
 
 // The finance views and `paymirror report` against a mirror seeded with known totals.
 // São Paulo is UTC-3: 2026-03-11T02:30Z is still the 10th there, 2026-03-11T03:00Z is the 11th.
@@ -25,7 +25,7 @@ interface CliResult {
   readonly output: string;
 }
 
-let db: TestDatabase;
+const test = useTestDatabase();
 let runIds: readonly [number, number];
 let cli: Record<keyof typeof CLI_RUNS, Promise<CliResult>>;
 
@@ -40,19 +40,17 @@ const CLI_RUNS = {
 } satisfies Record<string, string[]>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  runIds = await seed(db);
+  runIds = await seed(test());
   cli = Object.fromEntries(
     Object.entries(CLI_RUNS).map(([name, args]) => [name, report(args)]),
   ) as typeof cli;
 });
 afterAll(async () => {
   if (cli) await Promise.all(Object.values(cli));
-  await db?.drop();
 });
 
 function report(args: readonly string[]): Promise<CliResult> {
-  const run = runCli(['report', ...args], { DATABASE_URL: db.url });
+  const run = runCli(['report', ...args], { DATABASE_URL: test().url });
   let stdout = '';
   run.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   return run.exited.then(({ code }) => ({ code, stdout, output: run.output() }));
@@ -80,7 +78,7 @@ const asCsv = (rows: readonly Record<string, unknown>[]) =>
   );
 
 function inProcess(name: ReportName, from: string | null = null, to: string | null = null) {
-  return runReport(db.database.sql, REPORTS[name], { from, to });
+  return runReport(test().database.sql, REPORTS[name], { from, to });
 }
 
 /** A json report's rows keyed back like the view (its keys are camelCase). */
