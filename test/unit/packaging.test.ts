@@ -7,21 +7,35 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   engines: { node: string };
 };
 
+/** The files `npm pack` would publish (of the built checkout). */
+function packedPaths(): string[] {
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  ) as { files: { path: string }[] }[];
+  return (packed?.files ?? []).map((file) => file.path);
+}
+
 describe('packaging', () => {
   it('the published package carries the patches its postinstall applies', () => {
-    const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }),
-    ) as { files: { path: string }[] }[];
-    const paths = (packed?.files ?? []).map((file) => file.path);
+    const paths = packedPaths();
     const patches = readFileSync('package.json', 'utf8').includes('patch-package')
       ? execFileSync('ls', ['patches'], { encoding: 'utf8' }).split('\n').filter(Boolean)
       : [];
     expect(patches.length).toBeGreaterThan(0);
     for (const patch of patches) expect(paths).toContain(`patches/${patch}`);
     expect(paths).toContain('bin/paymirror');
+  });
+
+  it('the published package carries the bundle bin/paymirror runs, not the modules it is built from', () => {
+    const paths = packedPaths();
+    expect(paths).toEqual(
+      expect.arrayContaining(['dist/cli/paymirror.mjs', 'dist/cli/paymirror.mjs.map']),
+    );
+    expect(paths.filter((path) => path.startsWith('dist/'))).toHaveLength(2);
+    expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true);
   });
 
   it('the image runs the current LTS line, which engines allows', () => {
