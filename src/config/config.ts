@@ -120,7 +120,7 @@ export const envSchema = z.object({
   PIX_EXPIRY_HOURS: int(1, 24 * 365).default(24),
   BOLETO_EXPIRY_DAYS: int(1, 365).default(3),
   PENDING_GRACE_HOURS: int(0, 24 * 365).default(24),
-  TRANSITIONS_ENABLED: bool.default(true),
+  TRANSITIONS_ENABLED: bool.optional(),
   TRANSITIONS_WEBHOOK_URL: httpUrl.optional(),
   TRANSITIONS_PUBLISH_INTERVAL_MS: int(50, 60_000).default(1000),
   TRANSITIONS_MAX_BACKLOG: int(100, 10_000_000).default(50_000),
@@ -271,6 +271,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS: must not be larger than REQUEST_TIMEOUT_MS');
   }
+  if (e.TRANSITIONS_ENABLED === false && e.TRANSITIONS_WEBHOOK_URL !== undefined) {
+    problems.push(
+      'TRANSITIONS_WEBHOOK_URL: set, while TRANSITIONS_ENABLED=false turns the feed off',
+    );
+  }
   const redis = redisTopology(e, cleaned, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -301,7 +306,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         : null,
     reconcile: { intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, batchSize: e.RECONCILE_BATCH_SIZE },
     transitions: {
-      enabled: e.TRANSITIONS_ENABLED,
+      // Opt-in: a feed nobody reads costs every transition a job in Redis and a write, and
+      // raises PaymirrorTransitionFeedBacklog. paymirror's own consumer asks for it.
+      enabled: e.TRANSITIONS_ENABLED ?? e.TRANSITIONS_WEBHOOK_URL !== undefined,
       webhookUrl: e.TRANSITIONS_WEBHOOK_URL ?? null,
       publishIntervalMs: e.TRANSITIONS_PUBLISH_INTERVAL_MS,
       maxBacklog: e.TRANSITIONS_MAX_BACKLOG,

@@ -241,7 +241,9 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   },
   TRANSITIONS_ENABLED: {
     group: 'Transition feed',
-    meaning: 'Publish status_history rows to the `paymirror-transitions` queue',
+    meaning:
+      'Publish status_history rows to the `paymirror-transitions` queue (off unless asked for)',
+    shownDefault: '— (`true` when TRANSITIONS_WEBHOOK_URL is set)',
   },
   TRANSITIONS_WEBHOOK_URL: {
     group: 'Transition feed',

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/client.js';
+import { warnIfFeedWasOn } from '../feed/feedWasOn.js';
 import { startTransitionPoster } from '../feed/transitionPoster.js';
 import { startTransitionPublisher, type TransitionQueue } from '../feed/transitionPublisher.js';
 import type { GatewayClient } from '../gateway/index.js';
@@ -72,6 +73,11 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
   );
   stops.push(() => trim.stop());
 
+  if (!config.transitions.enabled) {
+    await warnIfFeedWasOn(database.sql, logger).catch((error: unknown) =>
+      logger.debug({ err: error }, 'cannot tell whether the transition feed was on before'),
+    );
+  }
   if (deps.transitions) {
     const publisher = startTransitionPublisher(
       database.sql,

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
 import {
   TRANSITIONS_QUEUE,
   transitionJobSchema,
@@ -177,7 +178,11 @@ describe('a feed nobody consumes', () => {
     const unread = await startTestPaymirror({
       db: feedDb,
       queue: feedQueue,
-      env: { TRANSITIONS_MAX_BACKLOG: '100', TRANSITIONS_PUBLISH_INTERVAL_MS: '50' },
+      env: {
+        TRANSITIONS_ENABLED: 'true',
+        TRANSITIONS_MAX_BACKLOG: '100',
+        TRANSITIONS_PUBLISH_INTERVAL_MS: '50',
+      },
     });
     try {
       await Promise.all(
@@ -215,6 +220,55 @@ describe('a feed nobody consumes', () => {
       await unread.close();
       await feedQueue.drop();
       await feedDb.drop();
+    }
+  });
+});
+
+describe('the feed, not asked for', () => {
+  it('is not published (no queue, no metric, rows left in the outbox), and a scheduler says so when it was before', async () => {
+    const quietDb = await createTestDatabase();
+    const quietQueue = createTestQueuePrefix();
+    try {
+      const quiet = await startTestPaymirror({ db: quietDb, queue: quietQueue });
+      try {
+        await Promise.all(
+          Array.from({ length: 5 }, (_, i) =>
+            quiet.postback(postbackBody({ id: 73_000 + i, status: 'PAGO' })),
+          ),
+        );
+        await waitFor(async () => {
+          const [row] = await quietDb.database.sql<{ n: number }[]>`
+            select count(*)::int as n from status_history`;
+          return row?.n === 5 ? true : undefined;
+        });
+        const metrics = await (await fetch(`${quiet.url}/metrics`)).text();
+        expect(metrics).toMatch(/^paymirror_queue_jobs\{queue="notifications"/m);
+        expect(metrics).not.toContain('paymirror-transitions');
+      } finally {
+        await quiet.close();
+      }
+      const [unpublished] = await quietDb.database.sql<{ n: number }[]>`
+        select count(*)::int as n from status_history where published_at is null`;
+      expect(unpublished?.n).toBe(5);
+
+      // A deployment that consumed the feed while it was on by default, upgraded: told so.
+      const lines: { msg: string }[] = [];
+      const logger = createLogger({
+        level: 'warn',
+        destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+      });
+      const said = () => lines.filter((line) => line.msg.includes('transition feed is off'));
+      const scheduler = () =>
+        startTestPaymirror({ db: quietDb, queue: quietQueue, roles: 'scheduler', logger });
+      await (await scheduler()).close();
+      expect(said()).toEqual([]);
+      await quietDb.database.sql`update status_history set published_at = now()`;
+      await (await scheduler()).close();
+      expect(said()).toHaveLength(1);
+      expect(said()[0]?.msg).toMatch(/set TRANSITIONS_ENABLED=true/);
+    } finally {
+      await quietQueue.drop();
+      await quietDb.drop();
     }
   });
 });

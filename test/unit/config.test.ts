@@ -148,6 +148,28 @@ describe('admin board and unconfirmed webhooks', () => {
   });
 });
 
+describe('the transition feed', () => {
+  const url = 'https://erp.example.com/transitions';
+
+  it('is off unless asked for: TRANSITIONS_ENABLED=true, or a TRANSITIONS_WEBHOOK_URL', () => {
+    expect(parseConfig({}).transitions.enabled).toBe(false);
+    expect(parseConfig({ TRANSITIONS_ENABLED: 'true' }).transitions).toMatchObject({
+      enabled: true,
+      webhookUrl: null,
+    });
+    expect(parseConfig({ TRANSITIONS_WEBHOOK_URL: url }).transitions).toMatchObject({
+      enabled: true,
+      webhookUrl: url,
+    });
+  });
+
+  it('refuses a webhook URL with the feed turned off', () => {
+    expect(() =>
+      parseConfig({ TRANSITIONS_ENABLED: 'false', TRANSITIONS_WEBHOOK_URL: url }),
+    ).toThrow(/TRANSITIONS_WEBHOOK_URL: set, while TRANSITIONS_ENABLED=false/);
+  });
+});
+
 describe('Redis topologies', () => {
   it('a cluster from REDIS_CLUSTER_NODES', () => {
     expect(

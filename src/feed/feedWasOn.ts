@@ -1,0 +1,22 @@
+import type { Sql } from '../db/client.js';
+import type { Logger } from '../log/logger.js';
+
+/** How many of the latest history rows are looked at (by the primary key, newest first). */
+const RECENT_ROWS = 1000;
+
+/**
+ * Whether the feed published any of the latest history rows: it was on until lately. The feed
+ * became opt-in; a deployment that consumed it while it was on by default would lose it on
+ * upgrade without a word, so a scheduler started with the feed off says so.
+ */
+export async function warnIfFeedWasOn(sql: Sql, logger: Logger): Promise<void> {
+  const [row] = await sql<{ published: boolean }[]>`
+    select coalesce(bool_or(published_at is not null), false) as published
+      from (select published_at from status_history order by id desc limit ${RECENT_ROWS}) as latest`;
+  if (!row?.published) return;
+  logger.warn(
+    'the transition feed is off (it is opt-in: TRANSITIONS_ENABLED=true, or TRANSITIONS_WEBHOOK_URL), ' +
+      'but recent status_history rows were published: set TRANSITIONS_ENABLED=true to go on ' +
+      'publishing; the rows recorded meanwhile wait in the outbox and are published then',
+  );
+}
