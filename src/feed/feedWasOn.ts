@@ -5,15 +5,18 @@ import type { Logger } from '../log/logger.js';
 const RECENT_ROWS = 1000;
 
 /**
- * Whether the feed published any of the latest history rows: it was on until lately. The feed
- * became opt-in; a deployment that consumed it while it was on by default would lose it on
- * upgrade without a word, so a scheduler started with the feed off says so.
+ * For a scheduler started with the feed off: warns when some of the latest history rows were
+ * published, that is, when the feed was on until lately. The feed became opt-in; a deployment
+ * that consumed it while it was on by default would otherwise lose it on upgrade without a word.
  */
 export async function warnIfFeedWasOn(sql: Sql, logger: Logger): Promise<void> {
   const [row] = await sql<{ published: boolean }[]>`
     select coalesce(bool_or(published_at is not null), false) as published
       from (select published_at from status_history order by id desc limit ${RECENT_ROWS}) as latest`;
-  if (!row?.published) return;
+  if (!row?.published) {
+    logger.debug('the transition feed is off, as it was before');
+    return;
+  }
   logger.warn(
     'the transition feed is off (it is opt-in: TRANSITIONS_ENABLED=true, or TRANSITIONS_WEBHOOK_URL), ' +
       'but recent status_history rows were published: set TRANSITIONS_ENABLED=true to go on ' +

@@ -74,7 +74,8 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
   stops.push(() => trim.stop());
 
   if (!config.transitions.enabled) {
-    await warnIfFeedWasOn(database.sql, logger).catch((error: unknown) =>
+    // In the background: a start with Postgres down must not wait on it.
+    void warnIfFeedWasOn(database.sql, logger).catch((error: unknown) =>
       logger.debug({ err: error }, 'cannot tell whether the transition feed was on before'),
     );
   }

@@ -252,20 +252,27 @@ describe('the feed, not asked for', () => {
       expect(unpublished?.n).toBe(5);
 
       // A deployment that consumed the feed while it was on by default, upgraded: told so.
-      const lines: { msg: string }[] = [];
-      const logger = createLogger({
-        level: 'warn',
-        destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-      });
-      const said = () => lines.filter((line) => line.msg.includes('transition feed is off'));
-      const scheduler = () =>
-        startTestPaymirror({ db: quietDb, queue: quietQueue, roles: 'scheduler', logger });
-      await (await scheduler()).close();
-      expect(said()).toEqual([]);
+      const started = async () => {
+        const lines: { level: number; msg: string }[] = [];
+        const logger = createLogger({
+          level: 'debug',
+          destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+        });
+        const scheduler = await startTestPaymirror({
+          db: quietDb,
+          queue: quietQueue,
+          roles: 'scheduler',
+          logger,
+        });
+        try {
+          return await waitFor(() => lines.find((l) => l.msg.includes('transition feed is off')));
+        } finally {
+          await scheduler.close();
+        }
+      };
+      expect(await started()).toMatchObject({ level: 20, msg: /as it was before/ });
       await quietDb.database.sql`update status_history set published_at = now()`;
-      await (await scheduler()).close();
-      expect(said()).toHaveLength(1);
-      expect(said()[0]?.msg).toMatch(/set TRANSITIONS_ENABLED=true/);
+      expect(await started()).toMatchObject({ level: 40, msg: /set TRANSITIONS_ENABLED=true/ });
     } finally {
       await quietQueue.drop();
       await quietDb.drop();
