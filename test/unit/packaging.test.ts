@@ -7,15 +7,22 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   engines: { node: string };
 };
 
-/** The files `npm pack` would publish (of the built checkout). */
+let packed: string[] | undefined;
+
+/** The files `npm pack` would publish (of the built checkout), listed once per run. */
 function packedPaths(): string[] {
-  const [packed] = JSON.parse(
+  packed ??= listPacked();
+  return packed;
+}
+
+function listPacked(): string[] {
+  const [listing] = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     }),
   ) as { files: { path: string }[] }[];
-  return (packed?.files ?? []).map((file) => file.path);
+  return (listing?.files ?? []).map((file) => file.path);
 }
 
 describe('packaging', () => {
