@@ -10,10 +10,12 @@ export type TxNow = typeof TX_NOW;
 export type FieldValues = Record<string, unknown>;
 
 /**
- * Multi-row writes that travel as one jsonb parameter and are unpacked by
- * jsonb_populate_recordset into the table's own row type: one statement and one parameter
+ * Multi-row writes that travel as one json parameter and are unpacked by
+ * json_populate_recordset into the table's own row type: one statement and one parameter
  * whatever the number of rows, and no per-value work in the query builder (which cost more
- * CPU than Postgres did for these statements).
+ * CPU than Postgres did for these statements). `json`, not `jsonb`: the document is read once
+ * and thrown away, and building jsonb's binary form first cost Postgres 1.7 times as much as
+ * the whole statement on json (640 item rows: 9.1 ms against 5.4, foreign-key checks included).
  */
 function documents(
   table: PgTable,
@@ -76,7 +78,7 @@ export async function insertRows(
   const name = sql.identifier(getTableName(table));
   const inserted = await tx.execute<{ id: string }>(sql`
     insert into ${name} (${list(named)})
-    select ${list(named, 'r.')} from jsonb_populate_recordset(null::${name}, ${json}::jsonb) as r
+    select ${list(named, 'r.')} from json_populate_recordset(null::${name}, ${json}::json) as r
     ${options.skipConflicts ? sql`on conflict do nothing` : sql``}
     ${options.returningIds ? sql`returning id` : sql``}`);
   return options.returningIds ? inserted.map((row) => Number(row.id)) : [];
@@ -99,12 +101,13 @@ export async function updateRowsById(
     .map((column) => {
       const target = sql.identifier(column);
       const key = sql.raw(`'${column}'`);
-      return sql`${target} = case when v.doc ? ${key} then r.${target} else t.${target} end`;
+      // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
+      return sql`${target} = case when v.doc -> ${key} is not null then r.${target} else t.${target} end`;
     });
   await tx.execute(sql`
     update ${name} as t
        set ${sql.join([...assignments, sql`updated_at = now()`], sql`, `)}
-      from jsonb_array_elements(${json}::jsonb) as v(doc),
-           jsonb_populate_record(null::${name}, v.doc) as r
+      from json_array_elements(${json}::json) as v(doc),
+           json_populate_record(null::${name}, v.doc) as r
      where t.id = r.id`);
 }

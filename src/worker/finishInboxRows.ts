@@ -20,7 +20,7 @@ export async function finishInboxRows(tx: Tx, rows: readonly FinishedRow[]): Pro
            last_error = case when v.state = 'processed' then v.reason end,
            attempts = i.attempts + 1,
            processed_at = now()
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      from json_to_recordset(${JSON.stringify(rows)}::json)
            as v(id bigint, state text, outcome text, reason text)
      where i.id = v.id`);
 }

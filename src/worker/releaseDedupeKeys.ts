@@ -16,7 +16,7 @@ export async function releaseDedupeKeys(tx: Tx, keys: readonly HeldKey[]): Promi
   if (keys.length === 0) return;
   await tx.execute(sql`
     delete from inbox_dedupe_keys d
-     using jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
+     using json_to_recordset(${JSON.stringify(keys)}::json)
            as k("inboxEventId" bigint, channel text, "eventKey" text)
      where d.channel = k.channel and d.event_key = k."eventKey"
        and d.inbox_event_id = k."inboxEventId"`);

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertRows, TX_NOW, updateRowsById } from '../../src/db/jsonRows.js';
-import { withdrawals } from '../../src/db/schema.js';
+import { sales, withdrawals } from '../../src/db/schema.js';
 import { useTestDatabase } from '../support/services.js';
 
 /**
- * The worker's multi-row writes turn each row into a jsonb document themselves (dates
+ * The worker's multi-row writes turn each row into a json document themselves (dates
  * included, for speed): what lands in the columns must be what the row said.
  */
 describe('multi-row writes', () => {
@@ -69,5 +69,27 @@ describe('multi-row writes', () => {
     expect(first?.createdAt?.toISOString()).toBe('2026-11-20T13:45:12.345Z');
     expect(second).toMatchObject({ status: 'PENDING', pixKey: 'maria@example.com' });
     expect(second?.processedAt).toBeNull();
+  });
+
+  it('clear a column a row names as null, and keep nested documents and escaped text as sent', async () => {
+    const shipping = { address: { street: 'Rua "A", 10\\B', zip: '01001-000' }, fee: 1_500 };
+    await test().database.db.transaction(async (tx) => {
+      await updateRowsById(tx, withdrawals, [{ id: 2, pixKey: null }]);
+      await insertRows(tx, sales, [
+        {
+          id: 7,
+          status: 'PENDING',
+          paymentMethod: 'PIX',
+          amountCents: 9_900,
+          customerName: 'João “Zé” Ñandú 😀',
+          shipping,
+        },
+      ]);
+    });
+    expect((await read(2))?.pixKey).toBeNull();
+    expect((await read(2))?.status).toBe('PENDING');
+    const [sale] = await test().database.db.select().from(sales).where(eq(sales.id, 7));
+    expect(sale?.customerName).toBe('João “Zé” Ñandú 😀');
+    expect(sale?.shipping).toEqual(shipping);
   });
 });
