@@ -14,7 +14,9 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# bin/paymirror runs the bundle alone (scripts/bundle.mjs); node_modules stays for the files
+# some packages read beside their code (bull-board's UI, ioredis's package.json).
+COPY --from=build /app/dist/cli/paymirror.mjs /app/dist/cli/paymirror.mjs.map ./dist/cli/
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations

@@ -54,4 +54,14 @@ describe('packaging', () => {
     const minimum = Number(/>=\s*(\d+)/.exec(pkg.engines.node)?.[1]);
     expect(minimum).toBeLessThanOrEqual(Math.min(...images));
   });
+
+  it('the image copies from dist/ what the package publishes from it, and nothing more', () => {
+    const copied = [
+      ...readFileSync('Dockerfile', 'utf8').matchAll(/^COPY --from=build (.+) \S+$/gm),
+    ]
+      .flatMap((match) => (match[1] ?? '').split(/\s+/))
+      .map((source) => source.replace(/^\/app\//, ''))
+      .filter((source) => source.startsWith('dist'));
+    expect(copied.sort()).toEqual(pkg.files.filter((file) => file.startsWith('dist')).sort());
+  });
 });
