@@ -1,6 +1,8 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { bigintArrayLiteral } from './anyOf.js';
 import type { Tx } from './client.js';
+import { jsonLiteral } from './literals.js';
 
 /** "The transaction's now()", for a column a write sets to the database's clock. */
 export const TX_NOW = Symbol('now()');
@@ -87,6 +89,9 @@ export async function insertRows(
 /**
  * One UPDATE for many rows, each keyed by `id`: a column takes a row's value only when that
  * row names it, so rows changing different columns share the statement. Sets updated_at.
+ * Without parameters, planned at each run: a prepared plan made while the table was small
+ * joined the rows by scanning it whole, and kept doing so as it grew (docs/architecture.md,
+ * "Plans that outlive a small table").
  */
 export async function updateRowsById(
   tx: Tx,
@@ -107,7 +112,7 @@ export async function updateRowsById(
   await tx.execute(sql`
     update ${name} as t
        set ${sql.join([...assignments, sql`updated_at = now()`], sql`, `)}
-      from json_array_elements(${json}::json) as v(doc),
+      from json_array_elements(${jsonLiteral(json)}) as v(doc),
            json_populate_record(null::${name}, v.doc) as r
-     where t.id = r.id`);
+     where t.id = r.id and t.id = any(${bigintArrayLiteral(rows.map((row) => row.id as number))})`);
 }

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { updateRowsById } from '../../src/db/jsonRows.js';
+import { sales } from '../../src/db/schema.js';
+import { finishInboxRows } from '../../src/worker/finishInboxRows.js';
+import { releaseDedupeKeys } from '../../src/worker/releaseDedupeKeys.js';
+import { useTestDatabase } from '../support/services.js';
+
+type Table = 'inbox_events' | 'sales' | 'inbox_dedupe_keys';
+
+/** Sequential scans of a table so far, the writing connection's counts flushed first. */
+async function seqScans(writer: Database, observer: Database, table: Table): Promise<number> {
+  await writer.sql`select pg_stat_force_next_flush()`;
+  const [row] = await observer.sql<{ seq_scan: string }[]>`
+    select seq_scan from pg_stat_user_tables where relname = ${table}`;
+  return Number(row?.seq_scan);
+}
+
+const GROWN_BY = 20_000;
+
+/**
+ * The worker's multi-row writes join their rows from a JSON document. Postgres guesses 100 rows
+ * for it; on a table as small as a new deployment's, a hash join over a sequential scan is the
+ * cheaper plan, and the prepared statement kept it while the table grew: in the bench's e2e run
+ * the inbox update read every page of inbox_events for each batch (4.8 ms a batch at 11,000 rows,
+ * half of Postgres's time).
+ */
+describe('the worker’s keyed writes', () => {
+  const test = useTestDatabase();
+
+  async function afterGrowth(
+    table: Table,
+    seed: (observer: Database) => PromiseLike<unknown>,
+    grow: (observer: Database) => PromiseLike<unknown>,
+    write: (writer: Database) => Promise<void>,
+  ): Promise<{ before: number; after: number }> {
+    const { url, database: observer } = test();
+    // One connection: the one whose prepared statement would keep the early plan.
+    const writer = createDatabase(url, { max: 1 });
+    try {
+      await observer.sql.unsafe(`alter table ${table} set (autovacuum_enabled = false)`);
+      await seed(observer);
+      // Statistics of a small table, as autovacuum takes them in a new deployment's first minute.
+      await observer.sql.unsafe(`analyze ${table}`);
+      // Past the five runs after which Postgres may keep a generic plan for a statement.
+      for (let run = 0; run < 8; run += 1) await write(writer);
+      await grow(observer);
+      const before = await seqScans(writer, observer, table);
+      await write(writer);
+      return { before, after: await seqScans(writer, observer, table) };
+    } finally {
+      await writer.close();
+    }
+  }
+
+  const insertInbox = (observer: Database, from: number, count: number) => observer.sql`
+    insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
+                              payload, body_sha256, headers, state)
+    select n, 'postback', 'sale', n, 'sale:' || n || ':PAGO', '\\x7b7d', '{}', '', '{}', 'pending'
+      from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
+
+  it('record inbox outcomes by the primary key after inbox_events grew', async () => {
+    const { before, after } = await afterGrowth(
+      'inbox_events',
+      (observer) => insertInbox(observer, 1, 20),
+      (observer) => insertInbox(observer, 21, GROWN_BY),
+      (writer) =>
+        writer.db.transaction((tx) =>
+          finishInboxRows(tx, [
+            { id: 3, state: 'processed', outcome: 'applied', reason: null },
+            { id: 4, state: 'quarantined', outcome: 'unparseable', reason: 'bad' },
+          ]),
+        ),
+    );
+    expect(after).toBe(before);
+    const rows = await test().database.sql<{ id: string; state: string; attempts: number }[]>`
+      select id, state, attempts from inbox_events where id in (3, 4, 5) order by id`;
+    expect(rows.map((row) => [Number(row.id), row.state, row.attempts])).toEqual([
+      [3, 'processed', 9],
+      [4, 'quarantined', 9],
+      [5, 'pending', 0],
+    ]);
+  });
+
+  it('update mirror rows by the primary key after sales grew', async () => {
+    const insertSales = (observer: Database, from: number, count: number) => observer.sql`
+      insert into sales (id, status, payment_method, amount_cents)
+      select n, 'PENDENTE', 'PIX', 100 from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
+    const { before, after } = await afterGrowth(
+      'sales',
+      (observer) => insertSales(observer, 1, 20),
+      (observer) => insertSales(observer, 21, GROWN_BY),
+      (writer) =>
+        writer.db.transaction((tx) =>
+          updateRowsById(tx, sales, [
+            { id: 7, status: 'PAGO' },
+            { id: 8, customerName: 'Ana' },
+          ]),
+        ),
+    );
+    expect(after).toBe(before);
+    const rows = await test().database.sql<{ id: string; status: string; name: string | null }[]>`
+      select id, status, customer_name as name from sales where id in (7, 8, 9) order by id`;
+    expect(rows.map((row) => [Number(row.id), row.status, row.name])).toEqual([
+      [7, 'PAGO', null],
+      [8, 'PENDENTE', 'Ana'],
+      [9, 'PENDENTE', null],
+    ]);
+  });
+
+  it('give dedupe keys back by the primary key after inbox_dedupe_keys grew', async () => {
+    const insertKeys = (observer: Database, from: number, count: number) => observer.sql`
+      insert into inbox_dedupe_keys (channel, event_key, inbox_event_id, first_received_at)
+      select 'webhook', 'sale:' || n || ':PAGO', n, now()
+        from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
+    let run = 0;
+    const { before, after } = await afterGrowth(
+      'inbox_dedupe_keys',
+      (observer) => insertKeys(observer, 1, 20),
+      (observer) => insertKeys(observer, 21, GROWN_BY),
+      async (writer) => {
+        run += 1;
+        await writer.db.transaction((tx) =>
+          releaseDedupeKeys(tx, [
+            { inboxEventId: run, channel: 'webhook', eventKey: `sale:${run}:PAGO` },
+            // Another delivery took this key since: it stays.
+            { inboxEventId: 999_999, channel: 'webhook', eventKey: 'sale:15:PAGO' },
+          ]),
+        );
+      },
+    );
+    expect(after).toBe(before);
+    const left = await test().database.sql<{ event_key: string }[]>`
+      select event_key from inbox_dedupe_keys where inbox_event_id <= 15 order by inbox_event_id`;
+    expect(left.map((row) => row.event_key)).toEqual(
+      Array.from({ length: 6 }, (_, i) => `sale:${10 + i}:PAGO`),
+    );
+  });
+
+  it('write text holding the quote’s own tags as sent', async () => {
+    const { database } = test();
+    await insertInbox(database, 900_000, 1);
+    const reason = "$j$'); drop table sales; -- $j0$ \\ ' \" \u00e9";
+    await database.db.transaction((tx) =>
+      finishInboxRows(tx, [{ id: 900_000, state: 'quarantined', outcome: 'unparseable', reason }]),
+    );
+    const [row] = await database.sql<{ quarantine_reason: string }[]>`
+      select quarantine_reason from inbox_events where id = 900000`;
+    expect(row?.quarantine_reason).toBe(reason);
+    const [sales] = await database.sql<{ kept: boolean }[]>`
+      select to_regclass('sales') is not null as kept`;
+    expect(sales?.kept).toBe(true);
+  });
+});
