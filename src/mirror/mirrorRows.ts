@@ -1,7 +1,8 @@
-import { getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { bigintArrayParam, idIn } from '../db/anyOf.js';
+import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
+import { bigintArrayParam } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
+import { RowReader } from '../db/rowReader.js';
 import { sales, withdrawals } from '../db/schema.js';
 
 type MirrorTable = typeof sales | typeof withdrawals;
@@ -32,21 +33,20 @@ export class MirrorRows<T extends MirrorTable> {
   private readonly changed = new Map<number, ChangeOf<T>>();
   /** Every column null: what an inserted row reads back as where its values are silent. */
   private readonly nullRow: Readonly<Record<string, null>>;
+  private readonly reader: RowReader<RowOf<T>>;
 
   constructor(private readonly table: T) {
     this.nullRow = Object.fromEntries(
       Object.keys(getTableColumns(table)).map((key) => [key, null]),
     );
+    this.reader = RowReader.of(table) as RowReader<RowOf<T>>;
   }
 
   async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
     const wanted = [...new Set(ids)].filter((id) => !this.lookedUp.has(id)).sort((a, b) => a - b);
     if (wanted.length === 0) return;
     for (const id of wanted) this.lookedUp.add(id);
-    const table = this.table as typeof sales;
-    this.keep(
-      await tx.select().from(table).where(idIn(table.id, wanted)).orderBy(table.id).for('update'),
-    );
+    await this.lockWhere(tx, bigintArrayParam(wanted));
   }
 
   /**
@@ -55,25 +55,23 @@ export class MirrorRows<T extends MirrorTable> {
    * the statement locking the inbox rows. Call `markLookedUp` with the ids once they are known.
    */
   async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    const table = this.table as typeof sales;
-    this.keep(
-      await tx
-        .select()
-        .from(table)
-        .where(
-          sql`${table.id} = any(${namedByInbox(this.tableName(), bigintArrayParam(inboxEventIds))})`,
-        )
-        .orderBy(table.id)
-        .for('update'),
+    await this.lockWhere(tx, namedByInbox(this.tableName(), bigintArrayParam(inboxEventIds)));
+  }
+
+  /** Locks and keeps the rows whose id is in `ids` (a bigint[] expression), in id order. */
+  private async lockWhere(tx: Tx, ids: SQL): Promise<void> {
+    const rows = await tx.execute<Record<string, unknown>>(
+      sql`select ${this.reader.columns} from ${sql.identifier(getTableName(this.table))}
+           where id = any(${ids}) order by id for update`,
     );
+    for (const raw of rows) {
+      const row = this.reader.decode(raw);
+      this.current.set(row.id, row);
+    }
   }
 
   markLookedUp(ids: Iterable<number>): void {
     for (const id of ids) this.lookedUp.add(id);
-  }
-
-  private keep(rows: readonly (typeof sales.$inferSelect)[]): void {
-    for (const row of rows) this.current.set(row.id, row as RowOf<T>);
   }
 
   get(id: number): RowOf<T> | undefined {

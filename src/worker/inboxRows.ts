@@ -1,5 +1,7 @@
-import { idIn } from '../db/anyOf.js';
+import { sql } from 'drizzle-orm';
+import { bigintArrayParam } from '../db/anyOf.js';
 import type { Db, Tx } from '../db/client.js';
+import { RowReader } from '../db/rowReader.js';
 import { inboxEvents } from '../db/schema.js';
 import type { Channel } from '../notifications/notification.js';
 import { parseNotification, type ParseResult } from '../notifications/parseNotification.js';
@@ -18,7 +20,12 @@ export interface InboxRow {
   readonly parsed: ParseResult;
 }
 
-const columns = {
+type StoredRow = Omit<InboxRow, 'parsed' | 'channel' | 'payload'> & {
+  channel: string;
+  payload: unknown;
+};
+
+const reader = new RowReader<StoredRow>({
   id: inboxEvents.id,
   state: inboxEvents.state,
   channel: inboxEvents.channel,
@@ -27,38 +34,30 @@ const columns = {
   resourceId: inboxEvents.resourceId,
   payload: inboxEvents.payload,
   receivedAt: inboxEvents.receivedAt,
-};
+});
 
 /**
  * Locks the rows, in id order (two batches cannot deadlock on them): a re-run job finds its
  * row finished and does nothing.
  */
 export async function lockInboxRows(tx: Tx, ids: readonly number[]): Promise<InboxRow[]> {
-  const rows = await tx
-    .select(columns)
-    .from(inboxEvents)
-    .where(idIn(inboxEvents.id, ids))
-    .orderBy(inboxEvents.id)
-    .for('update');
-  return rows.map(withParsed);
+  const rows = await tx.execute<Record<string, unknown>>(
+    sql`select ${reader.columns} from inbox_events
+         where id = any(${bigintArrayParam(ids)}) order by id for update`,
+  );
+  return rows.map((raw) => withParsed(reader.decode(raw)));
 }
 
 /** The pending rows without a lock: what a batch will need from the gateway. */
 export async function peekPendingRows(db: Db, ids: readonly number[]): Promise<InboxRow[]> {
-  const rows = await db
-    .select(columns)
-    .from(inboxEvents)
-    .where(idIn(inboxEvents.id, ids))
-    .orderBy(inboxEvents.id);
-  return rows.filter((row) => row.state === 'pending').map(withParsed);
+  const rows = await db.execute<Record<string, unknown>>(
+    sql`select ${reader.columns} from inbox_events
+         where id = any(${bigintArrayParam(ids)}) and state = 'pending' order by id`,
+  );
+  return rows.map((raw) => withParsed(reader.decode(raw)));
 }
 
-function withParsed(
-  row: Omit<InboxRow, 'parsed' | 'channel' | 'payload'> & {
-    channel: string;
-    payload: unknown;
-  },
-): InboxRow {
+function withParsed(row: StoredRow): InboxRow {
   const channel = row.channel as Channel;
   const payload = (row.payload ?? {}) as Record<string, unknown>;
   return { ...row, channel, payload, parsed: parseNotification(channel, payload) };
