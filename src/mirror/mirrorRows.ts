@@ -1,5 +1,5 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
-import { bigintArrayParam } from '../db/anyOf.js';
+import { bigintArrayLiteral } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { RowReader } from '../db/rowReader.js';
@@ -46,7 +46,7 @@ export class MirrorRows<T extends MirrorTable> {
     const wanted = [...new Set(ids)].filter((id) => !this.lookedUp.has(id)).sort((a, b) => a - b);
     if (wanted.length === 0) return;
     for (const id of wanted) this.lookedUp.add(id);
-    await this.lockWhere(tx, bigintArrayParam(wanted));
+    await this.lockWhere(tx, bigintArrayLiteral(wanted));
   }
 
   /**
@@ -55,10 +55,15 @@ export class MirrorRows<T extends MirrorTable> {
    * the statement locking the inbox rows. Call `markLookedUp` with the ids once they are known.
    */
   async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    await this.lockWhere(tx, namedByInbox(this.tableName(), bigintArrayParam(inboxEventIds)));
+    await this.lockWhere(tx, namedByInbox(this.tableName(), bigintArrayLiteral(inboxEventIds)));
   }
 
-  /** Locks and keeps the rows whose id is in `ids` (a bigint[] expression), in id order. */
+  /**
+   * Locks and keeps the rows whose id is in `ids` (a bigint[] expression without parameters),
+   * in id order. Planned at each run: prepared, the plan made while the table was empty was a
+   * sequential scan, kept as it grew (2 ms and 534 buffers a batch in a new database's first
+   * 20 seconds at 500/s; docs/architecture.md, "Plans that outlive a small table").
+   */
   private async lockWhere(tx: Tx, ids: SQL): Promise<void> {
     const rows = await tx.execute<Record<string, unknown>>(
       sql`select ${this.reader.columns} from ${sql.identifier(getTableName(this.table))}
