@@ -19,6 +19,29 @@ export class MirrorInsertRaceError extends Error {
   }
 }
 
+/** What MirrorRows needs of its table, built once per table rather than at every batch. */
+interface TableShape<T extends MirrorTable> {
+  readonly name: SQL;
+  readonly reader: RowReader<RowOf<T>>;
+  /** Every column null: what an inserted row reads back as where its values are silent. */
+  readonly nullRow: Readonly<Record<string, null>>;
+}
+
+const shapes = new Map<MirrorTable, TableShape<MirrorTable>>();
+
+function shapeOf<T extends MirrorTable>(table: T): TableShape<T> {
+  let shape = shapes.get(table);
+  if (shape === undefined) {
+    shape = {
+      name: sql`${sql.identifier(getTableName(table))}`,
+      reader: RowReader.of(table),
+      nullRow: Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, null])),
+    };
+    shapes.set(table, shape);
+  }
+  return shape as unknown as TableShape<T>;
+}
+
 /**
  * The mirror rows one transaction works on: locked together (in id order, so two
  * transactions cannot deadlock on them), changed in memory notice after notice, and written
@@ -31,15 +54,10 @@ export class MirrorRows<T extends MirrorTable> {
   private readonly lookedUp = new Set<number>();
   private readonly inserted = new Map<number, ChangeOf<T>>();
   private readonly changed = new Map<number, ChangeOf<T>>();
-  /** Every column null: what an inserted row reads back as where its values are silent. */
-  private readonly nullRow: Readonly<Record<string, null>>;
-  private readonly reader: RowReader<RowOf<T>>;
+  private readonly shape: TableShape<T>;
 
   constructor(private readonly table: T) {
-    this.nullRow = Object.fromEntries(
-      Object.keys(getTableColumns(table)).map((key) => [key, null]),
-    );
-    this.reader = RowReader.of(table) as RowReader<RowOf<T>>;
+    this.shape = shapeOf(table);
   }
 
   async lock(tx: Tx, ids: Iterable<number>): Promise<void> {
@@ -66,11 +84,11 @@ export class MirrorRows<T extends MirrorTable> {
    */
   private async lockWhere(tx: Tx, ids: SQL): Promise<void> {
     const rows = await tx.execute<Record<string, unknown>>(
-      sql`select ${this.reader.columns} from ${sql.identifier(getTableName(this.table))}
+      sql`select ${this.shape.reader.columns} from ${this.shape.name}
            where id = any(${ids}) order by id for update`,
     );
     for (const raw of rows) {
-      const row = this.reader.decode(raw);
+      const row = this.shape.reader.decode(raw);
       this.current.set(row.id, row);
     }
   }
@@ -86,7 +104,7 @@ export class MirrorRows<T extends MirrorTable> {
   insert(id: number, values: ChangeOf<T>): void {
     this.inserted.set(id, values);
     // What a later notice of this transaction reads back: every column, null when not given.
-    this.current.set(id, withClock({ ...this.nullRow }, values) as unknown as RowOf<T>);
+    this.current.set(id, withClock({ ...this.shape.nullRow }, values) as unknown as RowOf<T>);
   }
 
   update(id: number, fields: ChangeOf<T>): void {
