@@ -1,8 +1,7 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { bigintArrayLiteral } from './anyOf.js';
 import type { Tx } from './client.js';
-import { jsonLiteral } from './literals.js';
+import { bigintArrayLiteral, jsonLiteral } from './literals.js';
 
 /** "The transaction's now()", for a column a write sets to the database's clock. */
 export const TX_NOW = Symbol('now()');

@@ -1,5 +1,5 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
-import { bigintArrayLiteral } from '../db/anyOf.js';
+import { bigintArrayLiteral } from '../db/literals.js';
 import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { RowReader } from '../db/rowReader.js';
@@ -145,7 +145,7 @@ export class MirrorRows<T extends MirrorTable> {
 /**
  * The ids of the records of one kind that inbox rows name, as an array subquery: the planner
  * takes it as one `= any(...)` parameter and looks each id up by index. `inboxEventIds` is a
- * bigint[] parameter or literal (anyOf.ts); the kind is written as a literal, so the subquery
+ * bigint[] parameter (anyOf.ts) or literal (literals.ts); the kind is written as a literal, so the subquery
  * adds no parameter of its own.
  *
  * The inbox rows are found by id alone and filtered after (a materialized CTE): offered

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { bigintArrayLiteral } from '../db/literals.js';
 import type { Tx } from '../db/client.js';
-import { bigintArrayLiteral } from '../db/anyOf.js';
 import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
 import type { FieldDifference } from './compareFields.js';

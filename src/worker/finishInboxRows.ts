@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigintArrayLiteral } from '../db/anyOf.js';
 import type { Tx } from '../db/client.js';
-import { jsonLiteral } from '../db/literals.js';
+import { bigintArrayLiteral, jsonLiteral } from '../db/literals.js';
 
 export interface FinishedRow {
   readonly id: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bigintArrayLiteral, NotAnIdError } from '../../src/db/anyOf.js';
+import { bigintArrayLiteral, NotAnIdError } from '../../src/db/literals.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { MirrorWrites } from '../../src/mirror/mirrorWrites.js';
 import { useTestDatabase } from '../support/services.js';
