@@ -145,8 +145,8 @@ export class MirrorRows<T extends MirrorTable> {
 /**
  * The ids of the records of one kind that inbox rows name, as an array subquery: the planner
  * takes it as one `= any(...)` parameter and looks each id up by index. `inboxEventIds` is a
- * bigint[] parameter (anyOf.ts) or literal (literals.ts); the kind is written as a literal, so the subquery
- * adds no parameter of its own.
+ * bigint[] parameter (anyOf.ts) or literal (literals.ts); the kind is written as a literal, so
+ * the subquery adds no parameter of its own.
  *
  * The inbox rows are found by id alone and filtered after (a materialized CTE): offered
  * `resource_type = 'sale'` beside the ids, stale statistics (a backlog stored since the last
