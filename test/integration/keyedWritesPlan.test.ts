@@ -5,7 +5,7 @@ import { sales, withdrawals } from '../../src/db/schema.js';
 import { MirrorRows } from '../../src/mirror/mirrorRows.js';
 import { finishInboxRows } from '../../src/worker/finishInboxRows.js';
 import { releaseDedupeKeys } from '../../src/worker/releaseDedupeKeys.js';
-import { useTestDatabase } from '../support/services.js';
+import { useTestDatabase, type TestDatabase } from '../support/services.js';
 
 type Table = 'inbox_events' | 'sales' | 'withdrawals' | 'inbox_dedupe_keys';
 
@@ -20,6 +20,38 @@ async function seqScans(writer: Database, observer: Database, table: Table): Pro
 const GROWN_BY = 20_000;
 
 /**
+ * Runs `write` past the point where Postgres keeps a generic plan, grows the table, runs it once
+ * more: the sequential scans of the table before and after that last run.
+ */
+async function afterGrowth(
+  test: TestDatabase,
+  table: Table,
+  seed: (observer: Database) => PromiseLike<unknown>,
+  grow: (observer: Database) => PromiseLike<unknown>,
+  write: (writer: Database) => Promise<void>,
+  statistics: 'small' | 'never taken' = 'small',
+): Promise<{ before: number; after: number }> {
+  const { url, database: observer } = test;
+  // One connection: the one whose prepared statement would keep the early plan.
+  const writer = createDatabase(url, { max: 1 });
+  try {
+    await observer.sql.unsafe(`alter table ${table} set (autovacuum_enabled = false)`);
+    await seed(observer);
+    // Statistics of a small table, as autovacuum takes them in a new deployment's first minute;
+    // or none yet, as in its first seconds.
+    if (statistics === 'small') await observer.sql.unsafe(`analyze ${table}`);
+    // Past the five runs after which Postgres may keep a generic plan for a statement.
+    for (let run = 0; run < 8; run += 1) await write(writer);
+    await grow(observer);
+    const before = await seqScans(writer, observer, table);
+    await write(writer);
+    return { before, after: await seqScans(writer, observer, table) };
+  } finally {
+    await writer.close();
+  }
+}
+
+/**
  * The worker's multi-row writes join their rows from a JSON document. Postgres guesses 100 rows
  * for it; on a table as small as a new deployment's, a hash join over a sequential scan is the
  * cheaper plan, and the prepared statement kept it while the table grew: in the bench's e2e run
@@ -29,70 +61,15 @@ const GROWN_BY = 20_000;
 describe('the worker’s keyed writes', () => {
   const test = useTestDatabase();
 
-  async function afterGrowth(
-    table: Table,
-    seed: (observer: Database) => PromiseLike<unknown>,
-    grow: (observer: Database) => PromiseLike<unknown>,
-    write: (writer: Database) => Promise<void>,
-    statistics: 'small' | 'never taken' = 'small',
-  ): Promise<{ before: number; after: number }> {
-    const { url, database: observer } = test();
-    // One connection: the one whose prepared statement would keep the early plan.
-    const writer = createDatabase(url, { max: 1 });
-    try {
-      await observer.sql.unsafe(`alter table ${table} set (autovacuum_enabled = false)`);
-      await seed(observer);
-      // Statistics of a small table, as autovacuum takes them in a new deployment's first minute;
-      // or none yet, as in its first seconds.
-      if (statistics === 'small') await observer.sql.unsafe(`analyze ${table}`);
-      // Past the five runs after which Postgres may keep a generic plan for a statement.
-      for (let run = 0; run < 8; run += 1) await write(writer);
-      await grow(observer);
-      const before = await seqScans(writer, observer, table);
-      await write(writer);
-      return { before, after: await seqScans(writer, observer, table) };
-    } finally {
-      await writer.close();
-    }
-  }
-
   const insertInbox = (observer: Database, from: number, count: number) => observer.sql`
     insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
                               payload, body_sha256, headers, state)
     select n, 'postback', 'sale', n, 'sale:' || n || ':PAGO', '\\x7b7d', '{}', '', '{}', 'pending'
       from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
 
-  // First: every table as a new deployment has them, none analyzed yet (the later tests grow and
-  // analyze inbox_events, and the plan below then comes out right even when prepared).
-  it('lock the records inbox rows name, and others by id, by the primary key after their table grew', async () => {
-    let locked: number[] = [];
-    const { before, after } = await afterGrowth(
-      'withdrawals',
-      (observer) => observer.sql`
-        insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
-                                  payload, body_sha256, headers, state)
-        values (700001, 'webhook', 'withdrawal', 5, 'withdrawal:5:PENDING:x', '\\x7b7d', '{}', '',
-                '{}', 'pending')`,
-      // None yet: a new deployment's first batches find none of their records.
-      (observer) => observer.sql`
-        insert into withdrawals (id, status, amount_cents)
-        select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
-      async (writer) => {
-        const rows = new MirrorRows(withdrawals);
-        await writer.db.transaction(async (tx) => {
-          await rows.lockNamedByInbox(tx, [700001]);
-          await rows.lock(tx, [9, 5]);
-        });
-        locked = [5, 9, 10].filter((id) => rows.get(id) !== undefined);
-      },
-      'never taken',
-    );
-    expect(after).toBe(before);
-    expect(locked).toEqual([5, 9]);
-  });
-
   it('record inbox outcomes by the primary key after inbox_events grew', async () => {
     const { before, after } = await afterGrowth(
+      test(),
       'inbox_events',
       (observer) => insertInbox(observer, 1, 20),
       (observer) => insertInbox(observer, 21, GROWN_BY),
@@ -119,6 +96,7 @@ describe('the worker’s keyed writes', () => {
       insert into sales (id, status, payment_method, amount_cents)
       select n, 'PENDENTE', 'PIX', 100 from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
     const { before, after } = await afterGrowth(
+      test(),
       'sales',
       (observer) => insertSales(observer, 1, 20),
       (observer) => insertSales(observer, 21, GROWN_BY),
@@ -147,6 +125,7 @@ describe('the worker’s keyed writes', () => {
         from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
     let run = 0;
     const { before, after } = await afterGrowth(
+      test(),
       'inbox_dedupe_keys',
       (observer) => insertKeys(observer, 1, 20),
       (observer) => insertKeys(observer, 21, GROWN_BY),
@@ -182,5 +161,42 @@ describe('the worker’s keyed writes', () => {
     const [sales] = await database.sql<{ kept: boolean }[]>`
       select to_regclass('sales') is not null as kept`;
     expect(sales?.kept).toBe(true);
+  });
+});
+
+/**
+ * The records' locking reads, in a database of their own: every table as a new deployment has
+ * them, none analyzed yet (once inbox_events has grown and been analyzed, as in the tests above,
+ * even the prepared plan comes out right).
+ */
+describe('the worker’s locking reads', () => {
+  const test = useTestDatabase();
+
+  it('lock the records inbox rows name, and others by id, by the primary key after their table grew', async () => {
+    let locked: number[] = [];
+    const { before, after } = await afterGrowth(
+      test(),
+      'withdrawals',
+      (observer) => observer.sql`
+        insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
+                                  payload, body_sha256, headers, state)
+        values (700001, 'webhook', 'withdrawal', 5, 'withdrawal:5:PENDING:x', '\\x7b7d', '{}', '',
+                '{}', 'pending')`,
+      // None yet: a new deployment's first batches find none of their records.
+      (observer) => observer.sql`
+        insert into withdrawals (id, status, amount_cents)
+        select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
+      async (writer) => {
+        const rows = new MirrorRows(withdrawals);
+        await writer.db.transaction(async (tx) => {
+          await rows.lockNamedByInbox(tx, [700001]);
+          await rows.lock(tx, [9, 5]);
+        });
+        locked = [5, 9, 10].filter((id) => rows.get(id) !== undefined);
+      },
+      'never taken',
+    );
+    expect(after).toBe(before);
+    expect(locked).toEqual([5, 9]);
   });
 });
