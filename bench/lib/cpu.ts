@@ -15,12 +15,16 @@ const TICKS_PER_SECOND = 100;
 export interface CpuSnapshot {
   readonly machineBusy: number;
   readonly server: ReadonlyMap<number, number>;
+  /** The servers' main threads alone (JavaScript runs there; GC and JIT also on helper threads). */
+  readonly serverMain: ReadonlyMap<number, number>;
   readonly postgres: ReadonlyMap<number, number>;
   readonly redis: ReadonlyMap<number, number>;
 }
 
 export interface CpuUse {
   readonly server_s: number;
+  /** Of server_s, the main threads': the rest is V8's helper threads (GC, JIT) and libuv's. */
+  readonly server_main_thread_s: number;
   readonly postgres_s: number;
   readonly redis_s: number;
   readonly machine_busy_s: number;
@@ -43,13 +47,18 @@ export async function snapshotCpu(
     }
   }
   const server = new Map<number, number>();
-  for (const pid of serverPids) server.set(pid, await processTicks(pid));
-  return { machineBusy, server, postgres, redis };
+  const serverMain = new Map<number, number>();
+  for (const pid of serverPids) {
+    server.set(pid, await processTicks(pid));
+    serverMain.set(pid, await processTicks(pid, pid));
+  }
+  return { machineBusy, server, serverMain, postgres, redis };
 }
 
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
   return {
     server_s: grown(before.server, after.server),
+    server_main_thread_s: grown(before.serverMain, after.serverMain),
     postgres_s: grown(before.postgres, after.postgres),
     redis_s: grown(before.redis, after.redis),
     machine_busy_s: Math.max(0, after.machineBusy - before.machineBusy) / TICKS_PER_SECOND,
@@ -123,9 +132,11 @@ export async function settledCpuSeconds(
 }
 
 /** utime + stime of one process, 0 once it is gone. */
-async function processTicks(pid: number): Promise<number> {
+/** A process's CPU ticks, or one of its threads' (the main thread's id is the process's). */
+async function processTicks(pid: number, thread: number | null = null): Promise<number> {
   try {
-    return ticksOf(await readFile(`/proc/${pid}/stat`, 'utf8'));
+    const path = thread === null ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    return ticksOf(await readFile(path, 'utf8'));
   } catch {
     return 0;
   }

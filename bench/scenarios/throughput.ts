@@ -11,6 +11,8 @@ import { median, round } from '../lib/stats.js';
 /** CPU per answered request, in microseconds, by who spent it. */
 export interface CpuPerRequest {
   readonly server_us: number;
+  /** Of server_us, the main thread's (where requests are handled); the rest is GC and JIT. */
+  readonly server_main_thread_us: number;
   readonly postgres_us: number;
   readonly redis_us: number;
   readonly load_generator_us: number;
@@ -129,6 +131,7 @@ async function runMeasured(
     ...result,
     cpu_per_request: {
       server_us: per(cpu.server_s),
+      server_main_thread_us: per(cpu.server_main_thread_s),
       postgres_us: per(cpu.postgres_s),
       redis_us: per(cpu.redis_s),
       load_generator_us: per(result.load_cpu_s),
@@ -148,6 +151,7 @@ async function summarize(
     p99_ms: median(runs.map((r) => r.p99_ms)),
     cpu_per_request: {
       server_us: medianOf('server_us'),
+      server_main_thread_us: medianOf('server_main_thread_us'),
       postgres_us: medianOf('postgres_us'),
       redis_us: medianOf('redis_us'),
       load_generator_us: medianOf('load_generator_us'),

@@ -25,6 +25,8 @@ export interface WorkerSummary extends StartFigures {
   /** CPU per applied row, in microseconds, from the worker's start to the last row. */
   readonly cpu_per_job: {
     worker_us: number;
+    /** Of worker_us, its main thread's; the rest is GC and JIT on V8's helper threads. */
+    worker_main_thread_us: number;
     postgres_us: number;
     redis_us: number;
     other_us: number;
@@ -80,6 +82,7 @@ export async function measureWorker(
       outcomes: Object.fromEntries(stats.outcomes.map((o) => [o.outcome, Number(o.count)])),
       cpu_per_job: {
         worker_us: perJob(cpu.server_s),
+        worker_main_thread_us: perJob(cpu.server_main_thread_s),
         postgres_us: perJob(cpu.postgres_s),
         redis_us: perJob(cpu.redis_s),
         other_us: perJob(

@@ -21,7 +21,12 @@ export interface BareWorkerSummary extends StartFigures {
   /** Rows written per second, from the first write to the last. */
   readonly applied_per_s: number;
   /** CPU per job from the worker's start to the last row, as the worker scenario counts it. */
-  readonly cpu_per_job: { worker_us: number; postgres_us: number; redis_us: number };
+  readonly cpu_per_job: {
+    worker_us: number;
+    worker_main_thread_us: number;
+    postgres_us: number;
+    redis_us: number;
+  };
 }
 
 /**
@@ -105,6 +110,7 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
       applied_per_s: Math.round((plan.workerJobs - 1) / Math.max(seconds, 1e-3)),
       cpu_per_job: {
         worker_us: perJob(cpu.server_s),
+        worker_main_thread_us: perJob(cpu.server_main_thread_s),
         postgres_us: perJob(cpu.postgres_s),
         redis_us: perJob(cpu.redis_s),
       },
