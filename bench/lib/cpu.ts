@@ -131,8 +131,10 @@ export async function settledCpuSeconds(
   return last / TICKS_PER_SECOND;
 }
 
-/** utime + stime of one process, 0 once it is gone. */
-/** A process's CPU ticks, or one of its threads' (the main thread's id is the process's). */
+/**
+ * utime + stime of one process, or of one of its threads (the main thread's id is the
+ * process's); 0 once it is gone.
+ */
 async function processTicks(pid: number, thread: number | null = null): Promise<number> {
   try {
     const path = thread === null ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
