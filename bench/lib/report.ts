@@ -204,7 +204,8 @@ export function printTable(results: Results): void {
     lines.push(
       `worker: ${worker.applied_per_s} applied/s draining ${worker.jobs} jobs${roundsOf(worker)} ` +
         `(${worker.wall_s} s from process start); CPU µs/job ${JSON.stringify(worker.cpu_per_job)}` +
-        `${afterStart(worker)}; outcomes ${JSON.stringify(worker.outcomes)}`,
+        `${afterStart(worker)}; outcomes ${JSON.stringify(worker.outcomes)}` +
+        (worker.gc ? `; GC pauses ${JSON.stringify(worker.gc)}` : ''),
     );
   }
   const bareWorker = valid<BareWorkerSummary & RoundRates>(detail.worker_bare);

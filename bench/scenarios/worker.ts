@@ -4,6 +4,7 @@ import { peakRssMb, stopChild } from '../lib/processes.js';
 import { startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { round } from '../lib/stats.js';
+import { gcPauses, type GcPauses } from '../lib/gcPauses.js';
 import {
   cpuBetween,
   snapshotCpu,
@@ -32,6 +33,8 @@ export interface WorkerSummary extends StartFigures {
     other_us: number;
   };
   readonly rss_mb: Record<string, number | null>;
+  /** The worker process's GC pauses over its life (start and drain); null if not read. */
+  readonly gc: GcPauses | null;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function measureWorker(
     const wallSec = (Date.now() - started) / 1000;
     const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], databaseName));
     const workerRss = await peakRssMb(worker.child.pid);
+    const gc = await gcPauses(worker.url);
     await stopChild(worker.child);
     worker = null;
     // The queue is empty now: a second worker on it only starts.
@@ -91,6 +95,7 @@ export async function measureWorker(
       },
       ...startFigures(startSec, cpu.server_s, plan.workerJobs),
       rss_mb: { 'fill-ingress': ingressRss, worker: workerRss },
+      gc,
     };
   } finally {
     if (ingress) await stopChild(ingress.child);
