@@ -1,3 +1,5 @@
+import { round } from './stats.js';
+
 /**
  * A paymirror process's garbage-collection pauses since it started, from prom-client's
  * `paymirror_nodejs_gc_duration_seconds` on its /metrics: how many full (major) and young
@@ -31,5 +33,5 @@ export async function gcPauses(url: string): Promise<GcPauses | null> {
     else if (kind === 'major') major += number;
     else if (kind === 'minor') minor += number;
   }
-  return { major, minor, pause_ms: Math.round(seconds * 1e4) / 10 };
+  return { major, minor, pause_ms: round(seconds * 1000, 1) };
 }
