@@ -19,6 +19,23 @@ async function seqScans(writer: Database, observer: Database, table: Table): Pro
 
 const GROWN_BY = 20_000;
 
+interface Rows {
+  /** What the table holds while the statement's plan is made. */
+  readonly seed: (observer: Database) => PromiseLike<unknown>;
+  /** What it gains before the last run. */
+  readonly grow: (observer: Database) => PromiseLike<unknown>;
+}
+
+/** 20 rows first, then GROWN_BY more, from an insert of `count` rows numbered from `from`. */
+function twentyThenGrown(
+  insert: (observer: Database, from: number, count: number) => PromiseLike<unknown>,
+): Rows {
+  return {
+    seed: (observer) => insert(observer, 1, 20),
+    grow: (observer) => insert(observer, 21, GROWN_BY),
+  };
+}
+
 /**
  * Runs `write` past the point where Postgres keeps a generic plan, grows the table, runs it once
  * more: the sequential scans of the table before and after that last run.
@@ -26,8 +43,7 @@ const GROWN_BY = 20_000;
 async function afterGrowth(
   test: TestDatabase,
   table: Table,
-  seed: (observer: Database) => PromiseLike<unknown>,
-  grow: (observer: Database) => PromiseLike<unknown>,
+  { seed, grow }: Rows,
   write: (writer: Database) => Promise<void>,
   statistics: 'small' | 'never taken' = 'small',
 ): Promise<{ before: number; after: number }> {
@@ -71,8 +87,7 @@ describe('the worker’s keyed writes', () => {
     const { before, after } = await afterGrowth(
       test(),
       'inbox_events',
-      (observer) => insertInbox(observer, 1, 20),
-      (observer) => insertInbox(observer, 21, GROWN_BY),
+      twentyThenGrown(insertInbox),
       (writer) =>
         writer.db.transaction((tx) =>
           finishInboxRows(tx, [
@@ -98,8 +113,7 @@ describe('the worker’s keyed writes', () => {
     const { before, after } = await afterGrowth(
       test(),
       'sales',
-      (observer) => insertSales(observer, 1, 20),
-      (observer) => insertSales(observer, 21, GROWN_BY),
+      twentyThenGrown(insertSales),
       (writer) =>
         writer.db.transaction((tx) =>
           updateRowsById(tx, sales, [
@@ -127,8 +141,7 @@ describe('the worker’s keyed writes', () => {
     const { before, after } = await afterGrowth(
       test(),
       'inbox_dedupe_keys',
-      (observer) => insertKeys(observer, 1, 20),
-      (observer) => insertKeys(observer, 21, GROWN_BY),
+      twentyThenGrown(insertKeys),
       async (writer) => {
         run += 1;
         await writer.db.transaction((tx) =>
@@ -177,15 +190,17 @@ describe('the worker’s locking reads', () => {
     const { before, after } = await afterGrowth(
       test(),
       'withdrawals',
-      (observer) => observer.sql`
-        insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
-                                  payload, body_sha256, headers, state)
-        values (700001, 'webhook', 'withdrawal', 5, 'withdrawal:5:PENDING:x', '\\x7b7d', '{}', '',
-                '{}', 'pending')`,
-      // None yet: a new deployment's first batches find none of their records.
-      (observer) => observer.sql`
-        insert into withdrawals (id, status, amount_cents)
-        select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
+      {
+        seed: (observer) => observer.sql`
+          insert into inbox_events (id, channel, resource_type, resource_id, event_key, raw_body,
+                                    payload, body_sha256, headers, state)
+          values (700001, 'webhook', 'withdrawal', 5, 'withdrawal:5:PENDING:x', '\\x7b7d', '{}',
+                  '', '{}', 'pending')`,
+        // None yet: a new deployment's first batches find none of their records.
+        grow: (observer) => observer.sql`
+          insert into withdrawals (id, status, amount_cents)
+          select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
+      },
       async (writer) => {
         const rows = new MirrorRows(withdrawals);
         await writer.db.transaction(async (tx) => {
