@@ -107,32 +107,62 @@ export async function enqueueNotifications(
   );
 }
 
-/**
- * Frees the job ids of these inbox rows where a job holds the id but will never run: a finished
- * job (completed or failed) or one in no state at all. Finished jobs are removed as they finish
- * (notificationJobOptions), so one still there was left by Redis losing keys under a running
- * worker: a job whose hash was deleted while its id stayed in the wait list is taken by BullMQ
- * all the same, its hash re-created without data or options, and it fails and stays; a hash
- * that outlived its wait list is in no state. An add dedupes on the job id, so without this the
- * row would stay pending for good. Waiting, delayed and active jobs are left alone. Returns how
- * many jobs it removed.
- */
-export async function releaseDeadNotificationJobs(
+/** Job states in which a job will still run: its row needs no new add. */
+const LIVE_JOB_STATES: ReadonlySet<string> = new Set([
+  'waiting',
+  'prioritized',
+  'delayed',
+  'active',
+  'waiting-children',
+]);
+
+/** Those of these inbox rows whose job in this queue will still run. */
+export async function rowsWithLiveJobs(
   queue: NotificationQueue,
   inboxEventIds: readonly number[],
-): Promise<number> {
-  const dead = await Promise.all(
-    inboxEventIds.map(async (inboxEventId) => {
+): Promise<Set<number>> {
+  const states = await Promise.all(
+    inboxEventIds.map((inboxEventId) => queue.getJobState(notificationJobId(inboxEventId))),
+  );
+  return new Set(inboxEventIds.filter((_, index) => LIVE_JOB_STATES.has(states[index] ?? '')));
+}
+
+export interface JobsToAdd {
+  /** The rows with no job that will run them: to be added again. */
+  readonly inboxEventIds: readonly number[];
+  /** Of those, how many had a dead job removed first to free their id. */
+  readonly released: number;
+}
+
+/**
+ * Which of these inbox rows have no job that will run them. A row whose job is waiting, delayed
+ * or active is left out: adding it again would be a no-op (an add dedupes on the job id), and
+ * a backlog waiting on the gateway budget would be counted and logged as re-enqueued at every
+ * sweep. A job that holds a row's id but will never run is removed first, so the add can take
+ * the id: a finished job (completed or failed) or one in no state at all. Finished jobs are
+ * removed as they finish (notificationJobOptions), so one still there was left by Redis losing
+ * keys under a running worker: a job whose hash was deleted while its id stayed in the wait
+ * list is taken by BullMQ all the same, its hash re-created without data or options, and it
+ * fails and stays; a hash that outlived its wait list is in no state.
+ */
+export async function jobsToAdd(
+  queue: NotificationQueue,
+  inboxEventIds: readonly number[],
+): Promise<JobsToAdd> {
+  const verdicts = await Promise.all(
+    inboxEventIds.map(async (inboxEventId): Promise<'add' | 'released' | 'live'> => {
       const jobId = notificationJobId(inboxEventId);
       const state = await queue.getJobState(jobId);
-      if (state === 'completed' || state === 'failed') return jobId;
-      if (state === 'unknown' && (await queue.getJob(jobId)) !== undefined) return jobId;
-      return null;
+      if (LIVE_JOB_STATES.has(state)) return 'live';
+      if (state === 'unknown' && (await queue.getJob(jobId)) === undefined) return 'add';
+      if ((await queue.remove(jobId)) === 1) return 'released';
+      // remove() answers 0 for a job taken (locked) since its state was read, and for one
+      // removed by then (its removeOnComplete): only the first will still run.
+      return (await queue.getJob(jobId)) === undefined ? 'add' : 'live';
     }),
   );
-  // remove() leaves a locked (active) job alone: it answers 0 for it.
-  const removed = await Promise.all(
-    dead.map((jobId) => (jobId === null ? 0 : queue.remove(jobId))),
-  );
-  return removed.filter((result) => result === 1).length;
+  return {
+    inboxEventIds: inboxEventIds.filter((_, index) => verdicts[index] !== 'live'),
+    released: verdicts.filter((verdict) => verdict === 'released').length,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { runPeriodically, type PeriodicTask } from './periodic.js';
-import { releaseDeadNotificationJobs, type RetryPolicy } from '../queue/catalog.js';
+import { jobsToAdd, rowsWithLiveJobs, type RetryPolicy } from '../queue/catalog.js';
 import { enqueueInLanes, laneFor, type LaneQueues, type LaneRow } from '../queue/lanes.js';
 import type { Channel } from '../notifications/notification.js';
 
@@ -17,17 +17,17 @@ export interface SweeperDeps {
 }
 
 export interface SweepResult {
-  /** Pending rows enqueued again. */
+  /** Pending rows enqueued again: those with no job left that would run them. */
   readonly requeued: number;
   /** Dead jobs removed first because they held a pending row's job id. */
   readonly released: number;
 }
 
 /**
- * Re-enqueues inbox rows still pending: Redis lost its jobs, or a process died between the
- * INSERT and the add. Job ids come from the rows, so a job still queued is not duplicated;
- * a dead job holding a row's id (left by keys deleted under a running worker) is removed first,
- * or the add would be a no-op.
+ * Re-enqueues inbox rows still pending whose jobs are gone: Redis lost them, or a process died
+ * between the INSERT and the add. A row whose job is still queued (a webhook waiting on the
+ * gateway budget, say) is left to it; a dead job holding a row's id (left by keys deleted under
+ * a running worker) is removed first, or the add would be a no-op.
  */
 export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult> {
   const batchSize = deps.batchSize ?? 500;
@@ -46,14 +46,24 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
           for update skip locked)
       returning id, channel`;
     const swept: LaneRow[] = rows.map((row) => ({ id: Number(row.id), channel: row.channel }));
-    for (const lane of ['signed', 'confirmation'] as const) {
-      const ids = swept
-        .filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane)
-        .map((row) => row.id);
-      released += await releaseDeadNotificationJobs(deps.lanes[lane], ids);
+    const missing: LaneRow[] = [];
+    for (const [lane, other] of [
+      ['signed', 'confirmation'],
+      ['confirmation', 'signed'],
+    ] as const) {
+      const inLane = swept.filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane);
+      const toAdd = await jobsToAdd(
+        deps.lanes[lane],
+        inLane.map((row) => row.id),
+      );
+      released += toAdd.released;
+      // A row the signed lane handed over (a move that needs a read) waits in the other lane.
+      const handedOver = await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds);
+      const adding = new Set(toAdd.inboxEventIds.filter((id) => !handedOver.has(id)));
+      missing.push(...inLane.filter((row) => adding.has(row.id)));
     }
-    await enqueueInLanes(deps.lanes, swept, deps.gatewayConfigured, deps.retry);
-    requeued += swept.length;
+    await enqueueInLanes(deps.lanes, missing, deps.gatewayConfigured, deps.retry);
+    requeued += missing.length;
     if (swept.length < batchSize) return { requeued, released };
   }
 }

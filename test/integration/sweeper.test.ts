@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { enqueueNotifications, notificationJobId } from '../../src/queue/catalog.js';
+import { closeLaneQueues, createLaneQueues, type LaneQueues } from '../../src/queue/lanes.js';
+import { sweepPendingInbox } from '../../src/scheduler/sweeper.js';
+import { postbackBody } from '../support/fixtures.js';
+import { startTestPaymirror } from '../support/paymirror.js';
+import {
+  createTestQueuePrefix,
+  useTestDatabase,
+  type TestQueuePrefix,
+} from '../support/services.js';
+
+// The sweeper re-adds a pending row only when no job will run it. A backlog that waits on the
+// gateway budget is still queued: adding it again changes nothing, and counting and logging
+// it as re-enqueued at every sweep would tell an operator that Redis keeps losing jobs.
+const test = useTestDatabase();
+const retry = { attempts: 3, backoffMs: 1000 };
+
+describe('the sweeper', () => {
+  let queue: TestQueuePrefix;
+  let lanes: LaneQueues;
+
+  beforeEach(async () => {
+    // Each test sweeps only its own row.
+    await test().database.sql`truncate inbox_events, inbox_dedupe_keys cascade`;
+    queue = createTestQueuePrefix();
+    lanes = createLaneQueues({ url: queue.redisUrl }, () => queue.prefix);
+    await Promise.all([lanes.signed.waitUntilReady(), lanes.confirmation.waitUntilReady()]);
+  });
+  afterEach(async () => {
+    await closeLaneQueues(lanes);
+    await queue.drop();
+  });
+
+  /** Accepts one postback with no worker running: its row is pending, its job waiting. */
+  async function acceptWithoutWorker(saleId: number): Promise<number> {
+    const ingress = await startTestPaymirror({ db: test(), queue, roles: 'ingress' });
+    try {
+      const answer = await ingress.postback(postbackBody({ id: saleId, status: 'PAGO' }));
+      expect(answer.body.status).toBe('accepted');
+      return answer.body.id as number;
+    } finally {
+      await ingress.close();
+    }
+  }
+
+  const sweep = (gatewayConfigured: boolean) =>
+    sweepPendingInbox({
+      sql: test().database.sql,
+      lanes,
+      gatewayConfigured,
+      retry,
+      afterSeconds: 0,
+    });
+  const stateIn = (lane: keyof LaneQueues, inboxId: number) =>
+    lanes[lane].getJobState(notificationJobId(inboxId));
+
+  it('leaves a pending row whose job still waits to that job', async () => {
+    const inboxId = await acceptWithoutWorker(7201);
+    expect(await stateIn('signed', inboxId)).toBe('waiting');
+
+    expect(await sweep(false)).toEqual({ requeued: 0, released: 0 });
+    expect(await stateIn('signed', inboxId)).toBe('waiting');
+  });
+
+  it('adds a pending row again once its job is gone', async () => {
+    const inboxId = await acceptWithoutWorker(7202);
+    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
+    expect(await stateIn('signed', inboxId)).toBe('unknown');
+
+    expect(await sweep(false)).toEqual({ requeued: 1, released: 0 });
+    expect(await stateIn('signed', inboxId)).toBe('waiting');
+  });
+
+  it('leaves a signed row the signed lane handed to the confirmation lane where it waits', async () => {
+    const inboxId = await acceptWithoutWorker(7203);
+    // What the signed lane does with a move that needs a read: its job there completes (and is
+    // removed), a job with the same id waits in the confirmation lane.
+    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
+    await enqueueNotifications(lanes.confirmation, [inboxId], retry);
+
+    expect(await sweep(true)).toEqual({ requeued: 0, released: 0 });
+    expect(await stateIn('signed', inboxId)).toBe('unknown');
+    expect(await stateIn('confirmation', inboxId)).toBe('waiting');
+  });
+});
