@@ -34,6 +34,8 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
   let requeued = 0;
   let released = 0;
   for (;;) {
+    // enqueued_at moves for every row looked at, queued or not: a row whose job still waits is
+    // looked at again only SWEEP_AFTER_SECONDS later.
     const rows = await deps.sql<{ id: string; channel: Channel }[]>`
       update inbox_events set enqueued_at = now()
        where id in (
