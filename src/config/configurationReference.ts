@@ -40,6 +40,7 @@ export function renderConfigurationReference(): string {
     "| `DEMO_DATABASE_URL` | `postgres://postgres@127.0.0.1:5432/paymirror_demo` | The demo's own database (emptied at each run) |",
     "| `DEMO_LOG_LEVEL` | `silent` | The demo's paymirror log level (e.g. `warn`), on stderr |",
     '| `PAYMIRROR_MAX_OLD_SPACE_MB` | `512` | V8 heap limit `bin/paymirror` starts node with. From 2048, V8 lets the heap grow 4× between full collections instead of about 1.4×: a worker draining a backlog spends 10–15 % less of its own CPU a job and peaks near 190 MB instead of 140 (docs/performance.md) |',
+    '| `PAYMIRROR_MAX_SEMI_SPACE_MB` | `16` | V8 semi-space size `bin/paymirror` starts node with (the young generation is three of them). Node 20 and 22 use 16 at a 512 MB heap; Node 24 would use 64, and the ingress peaked about 110 MB higher under load (docs/performance.md) |',
     '| `PAYMIRROR_BIND` | `127.0.0.1` | docker-compose: the address the port is published on (`0.0.0.0` to expose it) |',
     '',
   ].join('\n');

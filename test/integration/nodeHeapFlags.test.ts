@@ -1,0 +1,43 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+
+// bin/paymirror pins V8's heap sizes so that a process peaks alike on every supported Node:
+// from Node 24 a semi-space defaults to 64 MB at a 512 MB old space (16 before), and every
+// process peaked 120-160 MB higher. V8's heap limit is the old space plus three semi-spaces.
+let dir: string;
+let preload: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'paymirror-heap-'));
+  preload = join(dir, 'heapLimit.mjs');
+  await writeFile(
+    preload,
+    "import v8 from 'node:v8';\n" +
+      'process.stderr.write(`heap limit MB ${v8.getHeapStatistics().heap_size_limit / 2 ** 20}\\n`);\n',
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function heapLimitMb(env: Record<string, string>): Promise<number> {
+  const run = runCli(['--version'], { NODE_OPTIONS: `--import=${preload}`, ...env });
+  const [, limit] = await run.waitForOutput(/heap limit MB (\d+)/);
+  expect((await run.exited).code).toBe(0);
+  return Number(limit);
+}
+
+describe('the heap sizes bin/paymirror starts node with', () => {
+  it('by default, a 512 MB old space and 16 MB semi-spaces, whatever the Node version', async () => {
+    expect(await heapLimitMb({})).toBe(512 + 3 * 16);
+  });
+
+  it('PAYMIRROR_MAX_SEMI_SPACE_MB and PAYMIRROR_MAX_OLD_SPACE_MB override them', async () => {
+    expect(
+      await heapLimitMb({ PAYMIRROR_MAX_SEMI_SPACE_MB: '8', PAYMIRROR_MAX_OLD_SPACE_MB: '1024' }),
+    ).toBe(1024 + 3 * 8);
+  });
+});
