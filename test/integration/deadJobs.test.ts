@@ -1,8 +1,12 @@
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NOTIFICATIONS_QUEUE, notificationJobId } from '../../src/queue/catalog.js';
-import { postbackBody } from '../support/fixtures.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import {
+  acceptWithoutWorker,
+  startTestPaymirror,
+  waitFor,
+  type TestPaymirror,
+} from '../support/paymirror.js';
 import {
   createTestQueuePrefix,
   useTestDatabase,
@@ -13,18 +17,6 @@ import {
 // partial flush) can leave a job that holds an inbox row's job id but will never run it. The
 // sweeper must free the id, or its add is a no-op and the row stays pending for good.
 const test = useTestDatabase();
-
-/** Accepts one postback with no worker running: its job waits in the queue. */
-async function acceptWithoutWorker(queue: TestQueuePrefix, saleId: number): Promise<number> {
-  const ingress = await startTestPaymirror({ db: test(), queue, roles: 'ingress' });
-  try {
-    const answer = await ingress.postback(postbackBody({ id: saleId, status: 'PAGO' }));
-    expect(answer.body.status).toBe('accepted');
-    return answer.body.id as number;
-  } finally {
-    await ingress.close();
-  }
-}
 
 async function rowState(inboxId: number): Promise<string | undefined> {
   const rows = await test().database.sql<{ state: string }[]>`
@@ -70,7 +62,7 @@ describe('dead jobs holding a pending row’s job id', () => {
   };
 
   it('a job whose hash was deleted while its id waited: the worker fails it, the sweeper frees the id and the row is applied', async () => {
-    const inboxId = await acceptWithoutWorker(queue, 7101);
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7101);
     const jobId = notificationJobId(inboxId);
     // The hash goes, the id stays in the wait list (what a SCAN-and-DEL racing an add leaves).
     expect(await queue.deleteKeys(`notifications:${jobId}`)).toBe(1);
@@ -91,7 +83,7 @@ describe('dead jobs holding a pending row’s job id', () => {
   });
 
   it('a job hash that outlived its wait list, in no state: the sweeper frees the id and the row is applied', async () => {
-    const inboxId = await acceptWithoutWorker(queue, 7102);
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7102);
     const jobId = notificationJobId(inboxId);
     expect(await queue.deleteKeys('notifications:wait')).toBe(1);
     expect(await probe.getJobState(jobId)).toBe('unknown');

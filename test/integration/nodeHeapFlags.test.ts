@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
 // bin/paymirror pins V8's heap sizes so that a process peaks alike on every supported Node:
-// from Node 24 a semi-space defaults to 64 MB at a 512 MB old space (16 before), and every
-// process peaked 120-160 MB higher. V8's heap limit is the old space plus three semi-spaces.
+// from Node 24 a semi-space defaults to 64 MB at a 512 MB old space (16 before), and the
+// ingress peaked about 110 MB higher. V8's heap limit is the old space plus three semi-spaces.
 let dir: string;
 let preload: string;
 

@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enqueueNotifications, notificationJobId } from '../../src/queue/catalog.js';
 import { closeLaneQueues, createLaneQueues, type LaneQueues } from '../../src/queue/lanes.js';
 import { sweepPendingInbox } from '../../src/scheduler/sweeper.js';
-import { postbackBody } from '../support/fixtures.js';
-import { startTestPaymirror } from '../support/paymirror.js';
+import { acceptWithoutWorker } from '../support/paymirror.js';
 import {
   createTestQueuePrefix,
   useTestDatabase,
@@ -32,18 +31,6 @@ describe('the sweeper', () => {
     await queue.drop();
   });
 
-  /** Accepts one postback with no worker running: its row is pending, its job waiting. */
-  async function acceptWithoutWorker(saleId: number): Promise<number> {
-    const ingress = await startTestPaymirror({ db: test(), queue, roles: 'ingress' });
-    try {
-      const answer = await ingress.postback(postbackBody({ id: saleId, status: 'PAGO' }));
-      expect(answer.body.status).toBe('accepted');
-      return answer.body.id as number;
-    } finally {
-      await ingress.close();
-    }
-  }
-
   const sweep = (gatewayConfigured: boolean) =>
     sweepPendingInbox({
       sql: test().database.sql,
@@ -56,7 +43,7 @@ describe('the sweeper', () => {
     lanes[lane].getJobState(notificationJobId(inboxId));
 
   it('leaves a pending row whose job still waits to that job', async () => {
-    const inboxId = await acceptWithoutWorker(7201);
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7201);
     expect(await stateIn('signed', inboxId)).toBe('waiting');
 
     expect(await sweep(false)).toEqual({ requeued: 0, released: 0 });
@@ -64,7 +51,7 @@ describe('the sweeper', () => {
   });
 
   it('adds a pending row again once its job is gone', async () => {
-    const inboxId = await acceptWithoutWorker(7202);
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7202);
     expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
     expect(await stateIn('signed', inboxId)).toBe('unknown');
 
@@ -73,7 +60,7 @@ describe('the sweeper', () => {
   });
 
   it('leaves a signed row the signed lane handed to the confirmation lane where it waits', async () => {
-    const inboxId = await acceptWithoutWorker(7203);
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7203);
     // What the signed lane does with a move that needs a read: its job there completes (and is
     // removed), a job with the same id waits in the confirmation lane.
     expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import type { Sql } from '../../src/db/client.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { parseRoles } from '../../src/runtime/roles.js';
 import { startPaymirror, type RunningPaymirror } from '../../src/runtime/startPaymirror.js';
-import { POSTBACK_SECRET, SELLER_USER_ID, WEBHOOK_TOKEN, sign } from './fixtures.js';
+import { POSTBACK_SECRET, SELLER_USER_ID, WEBHOOK_TOKEN, postbackBody, sign } from './fixtures.js';
 import type { TestDatabase, TestQueuePrefix } from './services.js';
 
 export interface TestPaymirror extends RunningPaymirror {
@@ -92,6 +92,26 @@ export async function startTestPaymirror(options: {
       });
     },
   };
+}
+
+/**
+ * Accepts a PAGO postback for `saleId` through an ingress alone, then stops it: the inbox row is
+ * pending and its job waits, with no worker to take it. Returns the inbox row's id.
+ */
+export async function acceptWithoutWorker(
+  services: { db: TestDatabase; queue: TestQueuePrefix },
+  saleId: number,
+): Promise<number> {
+  const ingress = await startTestPaymirror({ ...services, roles: 'ingress' });
+  try {
+    const answer = await ingress.postback(postbackBody({ id: saleId, status: 'PAGO' }));
+    if (answer.body.status !== 'accepted') {
+      throw new Error(`postback for sale ${saleId} answered ${JSON.stringify(answer.body)}`);
+    }
+    return answer.body.id as number;
+  } finally {
+    await ingress.close();
+  }
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails after the deadline. */
