@@ -48,26 +48,44 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
           for update skip locked)
       returning id, channel`;
     const swept: LaneRow[] = rows.map((row) => ({ id: Number(row.id), channel: row.channel }));
-    const missing: LaneRow[] = [];
-    for (const [lane, other] of [
-      ['signed', 'confirmation'],
-      ['confirmation', 'signed'],
-    ] as const) {
-      const inLane = swept.filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane);
-      const toAdd = await jobsToAdd(
-        deps.lanes[lane],
-        inLane.map((row) => row.id),
-      );
-      released += toAdd.released;
-      // A row the signed lane handed over (a move that needs a read) waits in the other lane.
-      const handedOver = await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds);
-      const adding = new Set(toAdd.inboxEventIds.filter((id) => !handedOver.has(id)));
-      missing.push(...inLane.filter((row) => adding.has(row.id)));
-    }
+    const { missing, releasedJobs } = await rowsNoJobWillRun(deps, swept);
+    released += releasedJobs;
     await enqueueInLanes(deps.lanes, missing, deps.gatewayConfigured, deps.retry);
     requeued += missing.length;
     if (swept.length < batchSize) return { requeued, released };
   }
+}
+
+/**
+ * The swept rows no job will run, once the dead jobs holding their ids are removed. A row's job
+ * is looked for in its own lane, then in the other: a row the signed lane handed over (a move
+ * that needs a read) waits in the confirmation lane, which runs only with gateway keys; without
+ * them a job there would wait for good.
+ */
+async function rowsNoJobWillRun(
+  deps: SweeperDeps,
+  swept: readonly LaneRow[],
+): Promise<{ missing: LaneRow[]; releasedJobs: number }> {
+  const missing: LaneRow[] = [];
+  let releasedJobs = 0;
+  for (const [lane, other] of [
+    ['signed', 'confirmation'],
+    ['confirmation', 'signed'],
+  ] as const) {
+    const inLane = swept.filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane);
+    const toAdd = await jobsToAdd(
+      deps.lanes[lane],
+      inLane.map((row) => row.id),
+    );
+    releasedJobs += toAdd.released;
+    const waitingInOther =
+      other === 'signed' || deps.gatewayConfigured
+        ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds)
+        : new Set<number>();
+    const adding = new Set(toAdd.inboxEventIds.filter((id) => !waitingInOther.has(id)));
+    missing.push(...inLane.filter((row) => adding.has(row.id)));
+  }
+  return { missing, releasedJobs };
 }
 
 /** Runs the sweep now and every `intervalSeconds`, one pass at a time. */

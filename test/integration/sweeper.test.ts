@@ -70,4 +70,14 @@ describe('the sweeper', () => {
     expect(await stateIn('signed', inboxId)).toBe('unknown');
     expect(await stateIn('confirmation', inboxId)).toBe('waiting');
   });
+
+  it('adds a row waiting in the confirmation lane to the signed lane once there are no gateway keys', async () => {
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7204);
+    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
+    await enqueueNotifications(lanes.confirmation, [inboxId], retry);
+
+    // Without keys no worker takes the confirmation lane: the signed lane applies the row.
+    expect(await sweep(false)).toEqual({ requeued: 1, released: 0 });
+    expect(await stateIn('signed', inboxId)).toBe('waiting');
+  });
 });
