@@ -1,6 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 async function heapLimitMb(env: Record<string, string>): Promise<number> {
-  const run = runCli(['--version'], { NODE_OPTIONS: `--import=${preload}`, ...env });
+  // bin/paymirror runs the node on PATH: the one running this suite (CI runs it on 22 and 24).
+  const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  const run = runCli(['--version'], { PATH: path, NODE_OPTIONS: `--import=${preload}`, ...env });
   const [, limit] = await run.waitForOutput(/heap limit MB (\d+)/);
   expect((await run.exited).code).toBe(0);
   return Number(limit);
