@@ -42,6 +42,23 @@ describe('the sweeper', () => {
   const stateIn = (lane: keyof LaneQueues, inboxId: number) =>
     lanes[lane].getJobState(notificationJobId(inboxId));
 
+  /** A pending row whose job is gone: accepted with no worker, then the queue's keys deleted. */
+  async function withoutJob(saleId: number): Promise<number> {
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, saleId);
+    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
+    return inboxId;
+  }
+
+  /**
+   * What the signed lane does with a move that needs a read: its job there completes (and is
+   * removed), a job with the same id waits in the confirmation lane.
+   */
+  async function handedToConfirmationLane(saleId: number): Promise<number> {
+    const inboxId = await withoutJob(saleId);
+    await enqueueNotifications(lanes.confirmation, [inboxId], retry);
+    return inboxId;
+  }
+
   it('leaves a pending row whose job still waits to that job', async () => {
     const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7201);
     expect(await stateIn('signed', inboxId)).toBe('waiting');
@@ -51,8 +68,7 @@ describe('the sweeper', () => {
   });
 
   it('adds a pending row again once its job is gone', async () => {
-    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7202);
-    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
+    const inboxId = await withoutJob(7202);
     expect(await stateIn('signed', inboxId)).toBe('unknown');
 
     expect(await sweep(false)).toEqual({ requeued: 1, released: 0 });
@@ -60,11 +76,7 @@ describe('the sweeper', () => {
   });
 
   it('leaves a signed row the signed lane handed to the confirmation lane where it waits', async () => {
-    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7203);
-    // What the signed lane does with a move that needs a read: its job there completes (and is
-    // removed), a job with the same id waits in the confirmation lane.
-    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
-    await enqueueNotifications(lanes.confirmation, [inboxId], retry);
+    const inboxId = await handedToConfirmationLane(7203);
 
     expect(await sweep(true)).toEqual({ requeued: 0, released: 0 });
     expect(await stateIn('signed', inboxId)).toBe('unknown');
@@ -72,9 +84,7 @@ describe('the sweeper', () => {
   });
 
   it('adds a row waiting in the confirmation lane to the signed lane once there are no gateway keys', async () => {
-    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7204);
-    expect(await queue.deleteKeys('notifications:*')).toBeGreaterThan(0);
-    await enqueueNotifications(lanes.confirmation, [inboxId], retry);
+    const inboxId = await handedToConfirmationLane(7204);
 
     // Without keys no worker takes the confirmation lane: the signed lane applies the row.
     expect(await sweep(false)).toEqual({ requeued: 1, released: 0 });
