@@ -45,6 +45,11 @@ export async function closeLaneQueues(lanes: LaneQueues): Promise<void> {
   await Promise.all([lanes.signed.close(), lanes.confirmation.close()]);
 }
 
+/** Whether a lane has workers: the confirmation lane reads the gateway, so only with its keys. */
+export function laneRuns(lane: keyof LaneQueues, gatewayConfigured: boolean): boolean {
+  return lane === 'signed' || gatewayConfigured;
+}
+
 /** Where a stored delivery starts: an unsigned webhook needs the gateway when there is one. */
 export function laneFor(channel: Channel, gatewayConfigured: boolean): keyof LaneQueues {
   return channel === 'webhook' && gatewayConfigured ? 'confirmation' : 'signed';

@@ -2,7 +2,13 @@ import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { runPeriodically, type PeriodicTask } from './periodic.js';
 import { jobsToAdd, rowsWithLiveJobs, type RetryPolicy } from '../queue/catalog.js';
-import { enqueueInLanes, laneFor, type LaneQueues, type LaneRow } from '../queue/lanes.js';
+import {
+  enqueueInLanes,
+  laneFor,
+  laneRuns,
+  type LaneQueues,
+  type LaneRow,
+} from '../queue/lanes.js';
 import type { Channel } from '../notifications/notification.js';
 
 export interface SweeperDeps {
@@ -59,8 +65,8 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
 /**
  * The swept rows no job will run, once the dead jobs holding their ids are removed. A row's job
  * is looked for in its own lane, then in the other: a row the signed lane handed over (a move
- * that needs a read) waits in the confirmation lane, which runs only with gateway keys; without
- * them a job there would wait for good.
+ * that needs a read) waits in the confirmation lane. A lane without workers (laneRuns) counts
+ * for nothing: a job there would wait for good.
  */
 async function rowsNoJobWillRun(
   deps: SweeperDeps,
@@ -78,10 +84,9 @@ async function rowsNoJobWillRun(
       inLane.map((row) => row.id),
     );
     releasedJobs += toAdd.released;
-    const waitingInOther =
-      other === 'signed' || deps.gatewayConfigured
-        ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds)
-        : new Set<number>();
+    const waitingInOther = laneRuns(other, deps.gatewayConfigured)
+      ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds)
+      : new Set<number>();
     const adding = new Set(toAdd.inboxEventIds.filter((id) => !waitingInOther.has(id)));
     missing.push(...inLane.filter((row) => adding.has(row.id)));
   }
