@@ -4,8 +4,14 @@ import { createInboxBatcher, type InboxBatcher } from './inboxBatcher.js';
 import { startLaneWorker, type LaneWorker, type LaneWorkerDeps } from './laneWorker.js';
 import { processInboxBatch } from './processInboxBatch.js';
 
-/** Batch transactions a worker process runs at once; rows gather for the next meanwhile. */
-const BATCHES_IN_FLIGHT = 2;
+/**
+ * Batch transactions a worker process runs at once; rows gather for the next meanwhile. One:
+ * at a few hundred rows a second, a second batch in flight only split the rows one batch would
+ * have taken, paying a batch's fixed cost (its round trips and commit) twice as often. The
+ * drain's rate did not change (bench/PERFORMANCE.md). The confirmation lane keeps two: its
+ * batches wait on gateway reads.
+ */
+const BATCHES_IN_FLIGHT = 1;
 
 export interface SignedLaneDeps extends LaneWorkerDeps {
   readonly concurrency: number;
