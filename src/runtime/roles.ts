@@ -18,3 +18,12 @@ export function parseRoles(value: string): ReadonlySet<Role> {
   }
   return roles;
 }
+
+/**
+ * What a process's Postgres connections call themselves (`application_name`), so that
+ * pg_stat_activity tells an ingress's connections from a worker's: `paymirror ingress`,
+ * `paymirror worker,scheduler`. An application_name in DATABASE_URL wins.
+ */
+export function applicationNameFor(roles: ReadonlySet<Role>): string {
+  return `paymirror ${ROLES.filter((role) => roles.has(role)).join(',')}`;
+}

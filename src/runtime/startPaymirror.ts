@@ -47,7 +47,7 @@ import {
   settle,
   withTimeout,
 } from './redis.js';
-import type { Role } from './roles.js';
+import { applicationNameFor, type Role } from './roles.js';
 
 /** How often the ingress tries to move spooled deliveries into the inbox. */
 const SPOOL_DRAIN_INTERVAL_MS = 1000;
@@ -71,7 +71,10 @@ export async function startPaymirror(
   logger: Logger,
 ): Promise<RunningPaymirror> {
   const metrics = createMetrics({ silenceDetector: roles.has('ingress') });
-  const database = createDatabase(config.databaseUrl, { max: config.dbPoolMax });
+  const database = createDatabase(config.databaseUrl, {
+    max: config.dbPoolMax,
+    applicationName: applicationNameFor(roles),
+  });
   const producerRedis = createProducerRedis(config.redis);
   const prefixFor = (queue: string) => queuePrefixFor(config, queue);
   producerRedis.on('error', (error) => logger.debug({ err: error }, 'redis (producer) error'));

@@ -392,3 +392,37 @@ describe('output conventions', () => {
     expect(version.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+describe('Postgres connections', () => {
+  const names = async () =>
+    (
+      await sql()<{ name: string }[]>`
+        select distinct application_name as name from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid()`
+    ).map((row) => row.name);
+
+  it("name the process's roles in pg_stat_activity, unless DATABASE_URL names them", async () => {
+    for (const [extraEnv, expected, saleId] of [
+      [{}, 'paymirror ingress,scheduler', 7_700_001],
+      [{ DATABASE_URL: `${t.db.url}?application_name=shop-ingress` }, 'shop-ingress', 7_700_002],
+    ] as const) {
+      const before = new Set(await names());
+      const running = await startTestPaymirror({
+        db: t.db,
+        queue: createTestQueuePrefix(),
+        roles: 'scheduler,ingress',
+        env: extraEnv,
+      });
+      try {
+        const answer = await running.postback(postbackBody({ id: saleId, status: 'PAGO' }));
+        expect(answer.status).toBe(200);
+        expect((await names()).filter((name) => !before.has(name))).toEqual([expected]);
+      } finally {
+        await running.close();
+      }
+      await waitFor(async () => !(await names()).includes(expected), {
+        what: 'its connections closed',
+      });
+    }
+  });
+});
