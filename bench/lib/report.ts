@@ -1,5 +1,6 @@
 import type { ScaleSummary } from '../scenarios/scale.js';
 import type { BareWorkerSummary } from '../scenarios/workerBare.js';
+import type { E2eCpu } from './e2eCpu.js';
 import type { E2eSummary } from '../scenarios/e2e.js';
 import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
@@ -189,6 +190,7 @@ export function printTable(results: Results): void {
           ? `; ${e2e.failed_requests} requests failed: ${JSON.stringify(e2e.failures ?? {})}`
           : ''),
     );
+    if (e2e.cpu) lines.push(`  ${e2eCpuLine(e2e.cpu)}`);
   }
   const lanes = valid<LanesSummary>(detail.lanes);
   if (lanes) {
@@ -286,4 +288,16 @@ interface RoundRates {
 function roundsOf(drain: RoundRates): string {
   const rounds = drain.rounds_applied_per_s;
   return rounds && rounds.length > 1 ? ` (median of rounds ${rounds.join(', ')})` : '';
+}
+
+/** `CPU µs a request: e2e-ingress 811, e2e-worker 949; Postgres …; Redis 325; machine 3,761 of 4,000`. */
+function e2eCpuLine(cpu: E2eCpu): string {
+  const list = (figures: Record<string, number>) =>
+    Object.entries(figures)
+      .map(([name, us]) => `${name} ${us}`)
+      .join(', ');
+  return (
+    `CPU µs a request: ${list(cpu.processes_us)}; Postgres: ${list(cpu.postgres_us)}; ` +
+    `Redis ${cpu.redis_us}; machine busy ${cpu.machine_busy_us} of ${cpu.machine_capacity_us}`
+  );
 }

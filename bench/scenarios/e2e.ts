@@ -4,6 +4,7 @@ import { peakRssMb, runToEnd, stopChild } from '../lib/processes.js';
 import { spawnBenchScript, startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
 import { percentile, round } from '../lib/stats.js';
+import { e2eCpu, markCpu, type E2eCpu } from '../lib/e2eCpu.js';
 import {
   pendingWebhooks,
   sendUnconfirmedWebhooks,
@@ -31,6 +32,8 @@ export interface E2eSummary {
   /** What the failed requests got (an HTTP status, or the error that ended them). */
   readonly failures: Record<string, number>;
   readonly rss_mb: Record<string, number | null>;
+  /** CPU µs a request during the measured run, by process (e2eCpu). */
+  readonly cpu: E2eCpu;
   /** With a flood: unconfirmed webhooks queued before the load, and still waiting after it. */
   readonly webhooks_queued: number;
   readonly webhooks_still_pending: number | null;
@@ -80,7 +83,10 @@ export async function measureE2e(
     // a batch instead of 0.6 ms). Not done before the warm-up: on empty tables, ANALYZE
     // records them as empty, which is worse (PERFORMANCE.md, "The lookup").
     await withSql(services.databaseUrl, (sql) => sql`analyze`);
+    const databaseName = decodeURIComponent(new URL(services.databaseUrl).pathname.slice(1));
+    const before = await markCpu(servers, databaseName);
     const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: 1 });
+    const after = await markCpu(servers, databaseName);
     await waitUntilApplied(services.databaseUrl, 120_000, 'postback');
     const rss: Record<string, number | null> = {};
     for (const server of servers) rss[server.child.name] = await peakRssMb(server.child.pid);
@@ -88,6 +94,7 @@ export async function measureE2e(
       ...(await latencies(services, result)),
       layout,
       rss_mb: rss,
+      cpu: await e2eCpu(servers, services.databaseUrl, before, after, result.sent),
       webhooks_queued: options.floodWebhooks,
       webhooks_still_pending: flooded ? await pendingWebhooks(services.databaseUrl) : null,
     };

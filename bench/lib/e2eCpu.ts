@@ -1,0 +1,88 @@
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { snapshotCpu, type CpuSnapshot } from './cpu.js';
+import type { Server } from './servers.js';
+import { withSql } from './services.js';
+import { round } from './stats.js';
+
+/**
+ * Where the CPU of an e2e run went, in µs per request sent: each paymirror process, its
+ * Postgres backends (told apart by the application_name paymirror gives its connections),
+ * Redis, and the machine as a whole against what its cores could give. At a fixed offered
+ * rate the machine's busy share is what sets the queueing, so the tail.
+ */
+export interface E2eCpu {
+  /** By the process's name (e2e-ingress, e2e-worker). */
+  readonly processes_us: Record<string, number>;
+  /** By application_name; `other` is Postgres's own processes and backends gone meanwhile. */
+  readonly postgres_us: Record<string, number>;
+  readonly redis_us: number;
+  readonly machine_busy_us: number;
+  /** The cores' whole time over the run, per request: busy_us / capacity_us is the load. */
+  readonly machine_capacity_us: number;
+}
+
+interface Mark {
+  readonly at: number;
+  readonly snapshot: CpuSnapshot;
+}
+
+export async function markCpu(servers: readonly Server[], databaseName: string): Promise<Mark> {
+  const snapshot = await snapshotCpu(
+    servers.map((server) => server.child.pid),
+    databaseName,
+  );
+  return { at: performance.now(), snapshot };
+}
+
+export async function e2eCpu(
+  servers: readonly Server[],
+  databaseUrl: string,
+  before: Mark,
+  after: Mark,
+  requests: number,
+): Promise<E2eCpu> {
+  const perRequest = (ticks: number) => round((ticks / 100 / Math.max(requests, 1)) * 1e6);
+  const grown = (a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, pid: number) =>
+    Math.max(0, (b.get(pid) ?? 0) - (a.get(pid) ?? 0));
+  const processes_us: Record<string, number> = {};
+  for (const server of servers) {
+    const pid = server.child.pid;
+    processes_us[server.child.name] = perRequest(
+      grown(before.snapshot.server, after.snapshot.server, pid),
+    );
+  }
+  const clients = await withSql(
+    databaseUrl,
+    (sql) => sql<{ pid: number; name: string }[]>`
+      select pid, application_name as name from pg_stat_activity
+       where datname = current_database() and pid <> pg_backend_pid()`,
+  );
+  const postgres_us: Record<string, number> = {};
+  let named = 0;
+  for (const { pid, name } of clients) {
+    const ticks = grown(before.snapshot.postgres, after.snapshot.postgres, pid);
+    named += ticks;
+    postgres_us[name] = (postgres_us[name] ?? 0) + ticks;
+  }
+  let all = 0;
+  for (const pid of after.snapshot.postgres.keys()) {
+    all += grown(before.snapshot.postgres, after.snapshot.postgres, pid);
+  }
+  for (const name of Object.keys(postgres_us)) {
+    postgres_us[name] = perRequest(postgres_us[name] ?? 0);
+  }
+  postgres_us.other = perRequest(all - named);
+  let redis = 0;
+  for (const pid of after.snapshot.redis.keys()) {
+    redis += grown(before.snapshot.redis, after.snapshot.redis, pid);
+  }
+  const wallSeconds = (after.at - before.at) / 1000;
+  return {
+    processes_us,
+    postgres_us,
+    redis_us: perRequest(redis),
+    machine_busy_us: perRequest(after.snapshot.machineBusy - before.snapshot.machineBusy),
+    machine_capacity_us: perRequest(wallSeconds * 100 * availableParallelism()),
+  };
+}
