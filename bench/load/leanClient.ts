@@ -89,7 +89,7 @@ export async function runLean(load: LeanLoad): Promise<LeanResult> {
 }
 
 /** The status and byte length of the first whole answer in `bytes`, or null if incomplete. */
-function readAnswer(bytes: Buffer): { status: number; length: number } | null {
+export function readAnswer(bytes: Buffer): { status: number; length: number } | null {
   const headEnd = bytes.indexOf('\r\n\r\n');
   if (headEnd < 0) return null;
   const head = bytes.toString('latin1', 0, headEnd).toLowerCase();

@@ -3,6 +3,7 @@ import type { Plan } from '../lib/plan.js';
 import { peakRssMb, runToEnd, stopChild } from '../lib/processes.js';
 import { spawnBenchScript, startPaymirrorProcess, type Server } from '../lib/servers.js';
 import { createScenarioServices, withSql, type ScenarioServices } from '../lib/services.js';
+import { FIRST_SALE_ID } from '../lib/postbacks.js';
 import { percentile, round } from '../lib/stats.js';
 import { e2eCpu, markCpu, type E2eCpu } from '../lib/e2eCpu.js';
 import {
@@ -85,7 +86,7 @@ export async function measureE2e(
     await withSql(services.databaseUrl, (sql) => sql`analyze`);
     const databaseName = decodeURIComponent(new URL(services.databaseUrl).pathname.slice(1));
     const before = await markCpu(servers, databaseName);
-    const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: 1 });
+    const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: FIRST_SALE_ID });
     const after = await markCpu(servers, databaseName);
     await waitUntilApplied(services.databaseUrl, 120_000, 'postback');
     const rss: Record<string, number | null> = {};
