@@ -103,9 +103,17 @@ function openConnection(): void {
   };
   socket.once('connect', next);
   socket.on('data', (chunk: Buffer) => {
+    // Bytes on an idle socket (the server timing it out): it leaves the pool.
+    if (inFlight === null) return void socket.destroy();
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    const answer = readAnswer(pending);
-    if (answer === null || inFlight === null) return;
+    let answer: ReturnType<typeof readAnswer>;
+    try {
+      answer = readAnswer(pending);
+    } catch (error) {
+      const head = JSON.stringify(pending.toString('latin1', 0, 80));
+      return void socket.destroy(new Error(`${(error as Error).message}: ${head}`));
+    }
+    if (answer === null) return;
     pending = pending.subarray(answer.length);
     const dueAt = inFlight;
     inFlight = null;
