@@ -65,11 +65,20 @@ export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
   };
 }
 
-/** Ticks gained by each process alive at the end (all of them for one started meanwhile). */
+/** CPU seconds one process gained between two snapshots (all it has, if started meanwhile). */
+export function secondsGrown(
+  before: ReadonlyMap<number, number>,
+  after: ReadonlyMap<number, number>,
+  pid: number,
+): number {
+  return Math.max(0, (after.get(pid) ?? 0) - (before.get(pid) ?? 0)) / TICKS_PER_SECOND;
+}
+
+/** Seconds gained by each process alive at the end (all of them for one started meanwhile). */
 function grown(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
-  let ticks = 0;
-  for (const [pid, now] of after) ticks += Math.max(0, now - (before.get(pid) ?? 0));
-  return ticks / TICKS_PER_SECOND;
+  let seconds = 0;
+  for (const pid of after.keys()) seconds += secondsGrown(before, after, pid);
+  return seconds;
 }
 
 async function machineBusyTicks(): Promise<number> {

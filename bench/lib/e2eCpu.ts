@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { snapshotCpu, type CpuSnapshot } from './cpu.js';
+import { cpuBetween, secondsGrown, snapshotCpu, type CpuSnapshot } from './cpu.js';
 import type { Server } from './servers.js';
 import { withSql } from './services.js';
 import { round } from './stats.js';
@@ -42,15 +42,12 @@ export async function e2eCpu(
   after: Mark,
   requests: number,
 ): Promise<E2eCpu> {
-  const perRequest = (ticks: number) => round((ticks / 100 / Math.max(requests, 1)) * 1e6);
-  const grown = (a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, pid: number) =>
-    Math.max(0, (b.get(pid) ?? 0) - (a.get(pid) ?? 0));
+  const perRequest = (seconds: number) => round((seconds / Math.max(requests, 1)) * 1e6, 0);
+  const total = cpuBetween(before.snapshot, after.snapshot);
   const processes_us: Record<string, number> = {};
-  for (const server of servers) {
-    const pid = server.child.pid;
-    processes_us[server.child.name] = perRequest(
-      grown(before.snapshot.server, after.snapshot.server, pid),
-    );
+  for (const { child } of servers) {
+    const seconds = secondsGrown(before.snapshot.server, after.snapshot.server, child.pid);
+    processes_us[child.name] = perRequest(seconds);
   }
   const clients = await withSql(
     databaseUrl,
@@ -58,31 +55,22 @@ export async function e2eCpu(
       select pid, application_name as name from pg_stat_activity
        where datname = current_database() and pid <> pg_backend_pid()`,
   );
-  const postgres_us: Record<string, number> = {};
+  const byClient = new Map<string, number>();
   let named = 0;
   for (const { pid, name } of clients) {
-    const ticks = grown(before.snapshot.postgres, after.snapshot.postgres, pid);
-    named += ticks;
-    postgres_us[name] = (postgres_us[name] ?? 0) + ticks;
+    const seconds = secondsGrown(before.snapshot.postgres, after.snapshot.postgres, pid);
+    named += seconds;
+    byClient.set(name, (byClient.get(name) ?? 0) + seconds);
   }
-  let all = 0;
-  for (const pid of after.snapshot.postgres.keys()) {
-    all += grown(before.snapshot.postgres, after.snapshot.postgres, pid);
-  }
-  for (const name of Object.keys(postgres_us)) {
-    postgres_us[name] = perRequest(postgres_us[name] ?? 0);
-  }
-  postgres_us.other = perRequest(all - named);
-  let redis = 0;
-  for (const pid of after.snapshot.redis.keys()) {
-    redis += grown(before.snapshot.redis, after.snapshot.redis, pid);
-  }
+  const postgres_us: Record<string, number> = {};
+  for (const [name, seconds] of byClient) postgres_us[name] = perRequest(seconds);
+  postgres_us.other = perRequest(Math.max(0, total.postgres_s - named));
   const wallSeconds = (after.at - before.at) / 1000;
   return {
     processes_us,
     postgres_us,
-    redis_us: perRequest(redis),
-    machine_busy_us: perRequest(after.snapshot.machineBusy - before.snapshot.machineBusy),
-    machine_capacity_us: perRequest(wallSeconds * 100 * availableParallelism()),
+    redis_us: perRequest(total.redis_s),
+    machine_busy_us: perRequest(total.machine_busy_s),
+    machine_capacity_us: perRequest(wallSeconds * availableParallelism()),
   };
 }

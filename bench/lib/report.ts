@@ -290,7 +290,7 @@ function roundsOf(drain: RoundRates): string {
   return rounds && rounds.length > 1 ? ` (median of rounds ${rounds.join(', ')})` : '';
 }
 
-/** `CPU µs a request: e2e-ingress 811, e2e-worker 949; Postgres …; Redis 325; machine 3,761 of 4,000`. */
+/** `CPU µs a request: e2e-ingress 811, e2e-worker 949; Postgres: …; Redis 325; machine busy 3761 of 4058`. */
 function e2eCpuLine(cpu: E2eCpu): string {
   const list = (figures: Record<string, number>) =>
     Object.entries(figures)
