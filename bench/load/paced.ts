@@ -89,6 +89,7 @@ function openConnection(): void {
   socket.setNoDelay(true);
   let pending: Buffer = Buffer.alloc(0);
   let inFlight: number | null = null;
+  let connected = false;
   const connection: Connection = {
     send(id, dueAt) {
       inFlight = dueAt;
@@ -101,7 +102,10 @@ function openConnection(): void {
     if (waiting) connection.send(...waiting);
     else idle.push(connection);
   };
-  socket.once('connect', next);
+  socket.once('connect', () => {
+    connected = true;
+    next();
+  });
   socket.on('data', (chunk: Buffer) => {
     // Bytes on an idle socket (the server timing it out): it leaves the pool.
     if (inFlight === null) return void socket.destroy();
@@ -124,7 +128,10 @@ function openConnection(): void {
     if (inFlight !== null) socket.destroy(new Error('timeout'));
   });
   socket.on('error', (error) => {
-    if (inFlight !== null) settle(inFlight, error.message);
+    // A socket that never connected fails the request it was opened for: with the server
+    // gone, every waiting request then fails in turn instead of waiting for good.
+    const failing = inFlight ?? (connected ? undefined : backlog.shift()?.[1]);
+    if (failing !== undefined) settle(failing, error.message);
     inFlight = null;
   });
   // The server closes a socket idle past its keep-alive timeout: it leaves the pool.
