@@ -27,10 +27,11 @@ interface Mark {
   readonly snapshot: CpuSnapshot;
 }
 
-export async function markCpu(servers: readonly Server[], databaseName: string): Promise<Mark> {
+/** The CPU so far of the servers, of their database's backends, of Redis and the machine. */
+export async function markCpu(servers: readonly Server[]): Promise<Mark> {
   const snapshot = await snapshotCpu(
     servers.map((server) => server.child.pid),
-    databaseName,
+    servers[0]?.databaseName ?? null,
   );
   return { at: performance.now(), snapshot };
 }

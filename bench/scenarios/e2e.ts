@@ -84,10 +84,9 @@ export async function measureE2e(
     // a batch instead of 0.6 ms). Not done before the warm-up: on empty tables, ANALYZE
     // records them as empty, which is worse (PERFORMANCE.md, "The lookup").
     await withSql(services.databaseUrl, (sql) => sql`analyze`);
-    const databaseName = decodeURIComponent(new URL(services.databaseUrl).pathname.slice(1));
-    const before = await markCpu(servers, databaseName);
+    const before = await markCpu(servers);
     const result = await runPaced({ ...load, durationSec: plan.e2eSec, idBase: FIRST_SALE_ID });
-    const after = await markCpu(servers, databaseName);
+    const after = await markCpu(servers);
     await waitUntilApplied(services.databaseUrl, 120_000, 'postback');
     const rss: Record<string, number | null> = {};
     for (const server of servers) rss[server.child.name] = await peakRssMb(server.child.pid);
