@@ -43,7 +43,6 @@ export async function runLean(load: LeanLoad): Promise<LeanResult> {
   const runConnection = (): Promise<void> =>
     new Promise((resolve) => {
       const socket: Socket = connect({ host: load.host, port: load.port, noDelay: true });
-      let pending: Buffer = Buffer.alloc(0);
       let sentAt = 0;
       const sendNext = () => {
         if (sent >= load.maxRequests || performance.now() >= deadline) {
@@ -55,19 +54,13 @@ export async function runLean(load: LeanLoad): Promise<LeanResult> {
         socket.write(Buffer.from(template.fill(load.nextSaleId())));
       };
       socket.on('connect', sendNext);
-      socket.on('data', (chunk: Buffer) => {
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-        for (;;) {
-          const answer = readAnswer(pending);
-          if (answer === null) return;
-          pending = pending.subarray(answer.length);
-          const now = performance.now();
-          latencies[answered++] = now - sentAt;
-          lastAnswer = now;
-          if (answer.status >= 200 && answer.status < 300) ok++;
-          else non2xx++;
-          sendNext();
-        }
+      onAnswers(socket, (status) => {
+        const now = performance.now();
+        latencies[answered++] = now - sentAt;
+        lastAnswer = now;
+        if (status >= 200 && status < 300) ok++;
+        else non2xx++;
+        sendNext();
       });
       socket.on('error', () => {
         errors++;
@@ -88,8 +81,31 @@ export async function runLean(load: LeanLoad): Promise<LeanResult> {
   };
 }
 
+/**
+ * Calls `answered` with the status of each whole HTTP answer the socket receives, in order. An
+ * answer it cannot read destroys the socket with an error naming its first bytes.
+ */
+export function onAnswers(socket: Socket, answered: (status: number) => void): void {
+  let pending: Buffer = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    for (;;) {
+      let answer: ReturnType<typeof readAnswer>;
+      try {
+        answer = readAnswer(pending);
+      } catch (error) {
+        const head = JSON.stringify(pending.toString('latin1', 0, 80));
+        return void socket.destroy(new Error(`${(error as Error).message}: ${head}`));
+      }
+      if (answer === null) return;
+      pending = pending.subarray(answer.length);
+      answered(answer.status);
+    }
+  });
+}
+
 /** The status and byte length of the first whole answer in `bytes`, or null if incomplete. */
-export function readAnswer(bytes: Buffer): { status: number; length: number } | null {
+function readAnswer(bytes: Buffer): { status: number; length: number } | null {
   const headEnd = bytes.indexOf('\r\n\r\n');
   if (headEnd < 0) return null;
   const head = bytes.toString('latin1', 0, headEnd).toLowerCase();

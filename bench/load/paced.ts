@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { postbackRequestTemplate } from '../lib/postbacks.js';
-import { readAnswer } from './leanClient.js';
+import { onAnswers } from './leanClient.js';
 
 /**
  * The load generator of the e2e scenario: an open loop at a fixed rate, request i due at
@@ -87,7 +87,6 @@ function openConnection(): void {
   open++;
   const socket: Socket = connect({ host: target.hostname, port: Number(target.port) });
   socket.setNoDelay(true);
-  let pending: Buffer = Buffer.alloc(0);
   let inFlight: number | null = null;
   let connected = false;
   const connection: Connection = {
@@ -106,22 +105,12 @@ function openConnection(): void {
     connected = true;
     next();
   });
-  socket.on('data', (chunk: Buffer) => {
-    // Bytes on an idle socket (the server timing it out): it leaves the pool.
+  onAnswers(socket, (status) => {
+    // An answer on an idle socket (the server timing it out): the socket leaves the pool.
     if (inFlight === null) return void socket.destroy();
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    let answer: ReturnType<typeof readAnswer>;
-    try {
-      answer = readAnswer(pending);
-    } catch (error) {
-      const head = JSON.stringify(pending.toString('latin1', 0, 80));
-      return void socket.destroy(new Error(`${(error as Error).message}: ${head}`));
-    }
-    if (answer === null) return;
-    pending = pending.subarray(answer.length);
     const dueAt = inFlight;
     inFlight = null;
-    settle(dueAt, answer.status === 200 ? null : `HTTP ${answer.status}`);
+    settle(dueAt, status === 200 ? null : `HTTP ${status}`);
     next();
   });
   socket.setTimeout(10_000, () => {
