@@ -18,6 +18,13 @@ export interface MicroBatcherOptions {
    * the next batch: under load batches grow by themselves, with no timer to wait for.
    */
   readonly maxInFlight?: number;
+  /**
+   * Items that must be waiting before a batch starts beside one already in flight (default 1;
+   * at most maxBatch).
+   * Below it they wait for the batch in flight to finish: a trickle pays one batch's fixed cost
+   * at a time, and only a backlog overlaps batches.
+   */
+  readonly overlapFrom?: number;
 }
 
 export interface MicroBatcher<T, R> {
@@ -40,6 +47,8 @@ export function createMicroBatcher<T, R>(
   const maxBatch = Math.max(1, options.maxBatch);
   const maxWaitMs = Math.max(0, options.maxWaitMs);
   const maxInFlight = Math.max(1, options.maxInFlight ?? Infinity);
+  // A full batch may always start.
+  const overlapFrom = Math.min(maxBatch, Math.max(1, options.overlapFrom ?? 1));
   let waiting: Pending<T, R>[] = [];
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   let closed = false;
@@ -49,7 +58,11 @@ export function createMicroBatcher<T, R>(
     clearTimeout(timer as NodeJS.Timeout);
     clearImmediate(timer as NodeJS.Immediate);
     timer = undefined;
-    while (waiting.length > 0 && inFlight.size < maxInFlight) {
+    while (
+      waiting.length > 0 &&
+      inFlight.size < maxInFlight &&
+      (inFlight.size === 0 || waiting.length >= overlapFrom)
+    ) {
       const batch = waiting.slice(0, maxBatch);
       waiting = waiting.slice(batch.length);
       const settled: Promise<void> = run(batch)

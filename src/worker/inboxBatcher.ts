@@ -9,6 +9,8 @@ export interface InboxBatcherOptions {
   readonly maxBatch: number;
   /** Batches running at once: while they run, new rows gather for the next one. */
   readonly maxInFlight: number;
+  /** Rows that must be waiting before a batch starts beside one in flight (default 1). */
+  readonly overlapFrom?: number;
   /** Applies rows together (processInboxBatch). */
   readonly run: (
     ids: readonly number[],
@@ -52,7 +54,12 @@ export class MissingBatchResultError extends Error {
 export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
   const batcher = createMicroBatcher<number, LaneResult>(
     (batch) => runRows(batch, { read: options.read }, options),
-    { maxBatch: options.maxBatch, maxWaitMs: 0, maxInFlight: options.maxInFlight },
+    {
+      maxBatch: options.maxBatch,
+      maxWaitMs: 0,
+      maxInFlight: options.maxInFlight,
+      ...(options.overlapFrom === undefined ? {} : { overlapFrom: options.overlapFrom }),
+    },
     () => new InboxBatcherClosedError(),
   );
   return { process: (id) => batcher.add(id), close: () => batcher.close() };

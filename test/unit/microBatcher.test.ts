@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createMicroBatcher, type Pending } from '../../src/lib/microBatcher.js';
 
 /** A batcher whose batches settle only when the test says so. */
-function controlled(options: { maxBatch: number; maxWaitMs: number; maxInFlight?: number }) {
+function controlled(options: {
+  maxBatch: number;
+  maxWaitMs: number;
+  maxInFlight?: number;
+  overlapFrom?: number;
+}) {
   const batches: number[][] = [];
   const release: (() => void)[] = [];
   const batcher = createMicroBatcher<number, number>(
@@ -50,6 +55,52 @@ describe('createMicroBatcher', () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
     release[1]!();
     expect(await Promise.all(later)).toEqual([20, 30, 40]);
+  });
+
+  it('starts a batch beside one in flight only once overlapFrom items wait', async () => {
+    const { batcher, batches, release } = controlled({
+      maxBatch: 10,
+      maxWaitMs: 0,
+      maxInFlight: 2,
+      overlapFrom: 3,
+    });
+    const first = batcher.add(1);
+    await turn();
+    const second = [2, 3].map((item) => batcher.add(item));
+    await turn();
+    expect(batches).toEqual([[1]]);
+    const third = batcher.add(4);
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    // With a batch still in flight, a lone item waits for it rather than start beside it.
+    release[0]!();
+    expect(await first).toBe(10);
+    const fourth = batcher.add(5);
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    release[1]!();
+    expect(await Promise.all([...second, third])).toEqual([20, 30, 40]);
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+    release[2]!();
+    expect(await fourth).toBe(50);
+  });
+
+  it('starts a full batch beside one in flight whatever overlapFrom says', async () => {
+    const { batcher, batches, release } = controlled({
+      maxBatch: 2,
+      maxWaitMs: 0,
+      maxInFlight: 2,
+      overlapFrom: 32,
+    });
+    const answers = [1, 2, 3, 4].map((item) => batcher.add(item));
+    await turn();
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    release.forEach((settle) => settle());
+    expect(await Promise.all(answers)).toEqual([10, 20, 30, 40]);
   });
 
   it('splits at maxBatch and close() waits for every batch, refusing new items', async () => {
