@@ -16,20 +16,29 @@ beforeAll(async () => {
   await writeFile(
     preload,
     "import v8 from 'node:v8';\n" +
-      'process.stderr.write(`heap limit MB ${v8.getHeapStatistics().heap_size_limit / 2 ** 20}\\n`);\n',
+      'process.stderr.write(`heap limit MB ${v8.getHeapStatistics().heap_size_limit / 2 ** 20}\\n`);\n' +
+      'process.stderr.write(`malloc arenas ${process.env.MALLOC_ARENA_MAX ?? "unset"}\\n`);\n',
   );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function heapLimitMb(env: Record<string, string>): Promise<number> {
+/** What node was started with by bin/paymirror: its heap limit and glibc's arena limit. */
+async function startedWith(
+  env: Record<string, string>,
+): Promise<{ heapLimitMb: number; mallocArenas: string }> {
   // bin/paymirror runs the node on PATH: the one running this suite (CI runs it on 22 and 24).
   const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
   const run = runCli(['--version'], { PATH: path, NODE_OPTIONS: `--import=${preload}`, ...env });
   const [, limit] = await run.waitForOutput(/heap limit MB (\d+)/);
+  const [, arenas] = await run.waitForOutput(/malloc arenas (\S+)/);
   expect((await run.exited).code).toBe(0);
-  return Number(limit);
+  return { heapLimitMb: Number(limit), mallocArenas: arenas ?? '' };
+}
+
+async function heapLimitMb(env: Record<string, string>): Promise<number> {
+  return (await startedWith(env)).heapLimitMb;
 }
 
 describe('the heap sizes bin/paymirror starts node with', () => {
@@ -41,5 +50,13 @@ describe('the heap sizes bin/paymirror starts node with', () => {
     expect(
       await heapLimitMb({ PAYMIRROR_MAX_SEMI_SPACE_MB: '8', PAYMIRROR_MAX_OLD_SPACE_MB: '1024' }),
     ).toBe(1024 + 3 * 8);
+  });
+});
+
+describe('the malloc arenas bin/paymirror starts node with', () => {
+  it('two by default, an operator’s MALLOC_ARENA_MAX when set', async () => {
+    expect((await startedWith({})).mallocArenas).toBe('2');
+    expect((await startedWith({ MALLOC_ARENA_MAX: '' })).mallocArenas).toBe('2');
+    expect((await startedWith({ MALLOC_ARENA_MAX: '8' })).mallocArenas).toBe('8');
   });
 });
