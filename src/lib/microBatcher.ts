@@ -20,9 +20,8 @@ export interface MicroBatcherOptions {
   readonly maxInFlight?: number;
   /**
    * Items that must be waiting before a batch starts beside one already in flight (default 1;
-   * at most maxBatch).
-   * Below it they wait for the batch in flight to finish: a trickle pays one batch's fixed cost
-   * at a time, and only a backlog overlaps batches.
+   * a full batch always may). Fewer wait for the batch in flight to finish: a trickle pays one
+   * batch's fixed cost at a time, and only a backlog overlaps batches.
    */
   readonly overlapFrom?: number;
 }
