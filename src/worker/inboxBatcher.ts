@@ -58,7 +58,7 @@ export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
       maxBatch: options.maxBatch,
       maxWaitMs: 0,
       maxInFlight: options.maxInFlight,
-      ...(options.overlapFrom === undefined ? {} : { overlapFrom: options.overlapFrom }),
+      overlapFrom: options.overlapFrom ?? 1,
     },
     () => new InboxBatcherClosedError(),
   );
