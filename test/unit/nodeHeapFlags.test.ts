@@ -37,19 +37,17 @@ async function startedWith(
   return { heapLimitMb: Number(limit), mallocArenas: arenas ?? '' };
 }
 
-async function heapLimitMb(env: Record<string, string>): Promise<number> {
-  return (await startedWith(env)).heapLimitMb;
-}
-
 describe('the heap sizes bin/paymirror starts node with', () => {
   it('by default, a 512 MB old space and 16 MB semi-spaces, whatever the Node version', async () => {
-    expect(await heapLimitMb({})).toBe(512 + 3 * 16);
+    expect((await startedWith({})).heapLimitMb).toBe(512 + 3 * 16);
   });
 
   it('PAYMIRROR_MAX_SEMI_SPACE_MB and PAYMIRROR_MAX_OLD_SPACE_MB override them', async () => {
-    expect(
-      await heapLimitMb({ PAYMIRROR_MAX_SEMI_SPACE_MB: '8', PAYMIRROR_MAX_OLD_SPACE_MB: '1024' }),
-    ).toBe(1024 + 3 * 8);
+    const started = await startedWith({
+      PAYMIRROR_MAX_SEMI_SPACE_MB: '8',
+      PAYMIRROR_MAX_OLD_SPACE_MB: '1024',
+    });
+    expect(started.heapLimitMb).toBe(1024 + 3 * 8);
   });
 });
 
