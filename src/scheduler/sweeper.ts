@@ -1,7 +1,8 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { runPeriodically, type PeriodicTask } from './periodic.js';
-import { jobsToAdd, rowsWithLiveJobs, type RetryPolicy } from '../queue/catalog.js';
+import type { RetryPolicy } from '../queue/catalog.js';
+import { jobsToAdd, liveJobIds, rowsWithLiveJobs } from '../queue/liveJobs.js';
 import {
   enqueueInLanes,
   laneFor,
@@ -39,6 +40,7 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
   const batchSize = deps.batchSize ?? 500;
   let requeued = 0;
   let released = 0;
+  const live = liveJobsOnce(deps.lanes);
   for (;;) {
     // enqueued_at moves for every row looked at, queued or not: a row whose job still waits is
     // looked at again only SWEEP_AFTER_SECONDS later.
@@ -54,7 +56,7 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
           for update skip locked)
       returning id, channel`;
     const swept: LaneRow[] = rows.map((row) => ({ id: Number(row.id), channel: row.channel }));
-    const { missing, releasedJobs } = await rowsNoJobWillRun(deps, swept);
+    const { missing, releasedJobs } = await rowsNoJobWillRun(deps, swept, live);
     released += releasedJobs;
     await enqueueInLanes(deps.lanes, missing, deps.gatewayConfigured, deps.retry);
     requeued += missing.length;
@@ -71,6 +73,7 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
 async function rowsNoJobWillRun(
   deps: SweeperDeps,
   swept: readonly LaneRow[],
+  live: LiveJobs,
 ): Promise<{ missing: LaneRow[]; releasedJobs: number }> {
   const missing: LaneRow[] = [];
   let releasedJobs = 0;
@@ -79,18 +82,41 @@ async function rowsNoJobWillRun(
     ['confirmation', 'signed'],
   ] as const) {
     const inLane = swept.filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane);
+    if (inLane.length === 0) continue;
     const toAdd = await jobsToAdd(
       deps.lanes[lane],
       inLane.map((row) => row.id),
+      await live(lane),
     );
     releasedJobs += toAdd.released;
-    const waitingInOther = laneRuns(other, deps.gatewayConfigured)
-      ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds)
-      : new Set<number>();
+    const waitingInOther =
+      toAdd.inboxEventIds.length > 0 && laneRuns(other, deps.gatewayConfigured)
+        ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds, await live(other))
+        : new Set<number>();
     const adding = new Set(toAdd.inboxEventIds.filter((id) => !waitingInOther.has(id)));
     missing.push(...inLane.filter((row) => adding.has(row.id)));
   }
   return { missing, releasedJobs };
+}
+
+type LiveJobs = (lane: keyof LaneQueues) => Promise<ReadonlySet<string>>;
+
+/**
+ * Each lane's live job ids (liveJobIds), read once a pass and only for a lane with swept rows to
+ * look for. A row whose job is not among them is read on its own; one whose job ended since the
+ * read is looked at again SWEEP_AFTER_SECONDS later, as a row whose job ended after its own read
+ * always was.
+ */
+function liveJobsOnce(lanes: LaneQueues): LiveJobs {
+  const read = new Map<keyof LaneQueues, Promise<ReadonlySet<string>>>();
+  return (lane) => {
+    let ids = read.get(lane);
+    if (ids === undefined) {
+      ids = liveJobIds(lanes[lane]);
+      read.set(lane, ids);
+    }
+    return ids;
+  };
 }
 
 /** Runs the sweep now and every `intervalSeconds`, one pass at a time. */
