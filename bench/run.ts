@@ -19,6 +19,7 @@ import {
 } from './scenarios/servers.js';
 import { measureLanes } from './scenarios/lanes.js';
 import { measureScale } from './scenarios/scale.js';
+import { measureSweep } from './scenarios/sweep.js';
 import { measureInterleaved } from './scenarios/throughput.js';
 import { measureWorkerRounds } from './scenarios/workerRounds.js';
 
@@ -113,6 +114,7 @@ try {
     }
   }
   if (wants(plan, 'lanes')) await step('lanes', () => measureLanes(plan));
+  if (wants(plan, 'sweep')) await step('sweep', () => measureSweep(plan));
   if (plan.scaleWorkers !== null || plan.scaleIngresses !== null) {
     const counts = { workers: plan.scaleWorkers, ingresses: plan.scaleIngresses };
     await step('scale', () => measureScale(plan, counts, machine.cpus));

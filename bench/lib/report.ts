@@ -1,4 +1,5 @@
 import type { ScaleSummary } from '../scenarios/scale.js';
+import type { SweepSummary } from '../scenarios/sweep.js';
 import type { BareWorkerSummary } from '../scenarios/workerBare.js';
 import type { E2eCpu } from './e2eCpu.js';
 import type { E2eSummary } from '../scenarios/e2e.js';
@@ -199,6 +200,14 @@ export function printTable(results: Results): void {
         `${lanes.gateway_max_rps}/s); ${lanes.postbacks} signed postbacks sent → applied ` +
         `p50 ${lanes.postback_p50_ms} ms, p99 ${lanes.postback_p99_ms} ms ` +
         `(max ${lanes.postback_max_ms}); ${lanes.webhooks_still_pending} webhooks still waiting`,
+    );
+  }
+  const sweep = valid<SweepSummary>(detail.sweep);
+  if (sweep) {
+    lines.push(
+      `sweep: one pass over ${sweep.webhooks_waiting} webhooks waiting in the confirmation lane ` +
+        `in ${sweep.pass_ms} ms (${sweep.requeued} enqueued again); CPU ms: sweeper ` +
+        `${sweep.sweeper_cpu_ms}, Redis ${sweep.redis_cpu_ms}, Postgres ${sweep.postgres_cpu_ms}`,
     );
   }
   const worker = valid<WorkerSummary & RoundRates>(detail.worker);

@@ -1,0 +1,71 @@
+import type { Plan } from '../lib/plan.js';
+import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
+import { createScenarioServices, withSql } from '../lib/services.js';
+import { round } from '../lib/stats.js';
+import { enqueueNotifications } from '../../src/queue/catalog.js';
+import { closeLaneQueues, createLaneQueues } from '../../src/queue/lanes.js';
+import { sweepPendingInbox } from '../../src/scheduler/sweeper.js';
+
+export interface SweepSummary {
+  /** Pending webhooks, last enqueued an hour ago, whose jobs wait in the confirmation lane. */
+  readonly webhooks_waiting: number;
+  readonly pass_ms: number;
+  /** CPU of the pass: this process (the sweeper), Redis, and the database's Postgres backends. */
+  readonly sweeper_cpu_ms: number;
+  readonly redis_cpu_ms: number;
+  readonly postgres_cpu_ms: number;
+  /** Rows the pass enqueued again: none, since every row's job still waits. */
+  readonly requeued: number;
+}
+
+const RETRY = { attempts: 3, backoffMs: 1000 };
+
+/**
+ * One sweeper pass while a backlog waits on the gateway budget: each row is looked at again
+ * every SWEEP_AFTER_SECONDS, and each must be found queued and left to its job. The sweeper
+ * runs here, in the bench's process, against the scenario's own database and queues.
+ */
+export async function measureSweep(plan: Plan): Promise<SweepSummary> {
+  const webhooks = plan.mode === 'quick' ? 2_000 : 20_000;
+  const services = await createScenarioServices('sweep', { migrate: true });
+  const lanes = createLaneQueues({ url: services.redisUrl }, () => services.queuePrefix);
+  try {
+    return await withSql(services.databaseUrl, async (sql) => {
+      const rows = await sql<{ id: string }[]>`
+        insert into inbox_events (channel, event_key, raw_body, body_sha256, headers, state,
+                                  enqueued_at)
+        select 'webhook', 'sale:' || g || ':PAGO', '\\x00'::bytea, 'bench', '{}'::jsonb,
+               'pending', now() - interval '1 hour'
+          from generate_series(1, ${webhooks}) as g
+        returning id`;
+      await enqueueNotifications(
+        lanes.confirmation,
+        rows.map((row) => Number(row.id)),
+        RETRY,
+      );
+      const database = new URL(services.databaseUrl).pathname.slice(1);
+      const before = await snapshotCpu([process.pid], database);
+      const started = performance.now();
+      const swept = await sweepPendingInbox({
+        sql,
+        lanes,
+        gatewayConfigured: true,
+        retry: RETRY,
+        afterSeconds: 30,
+      });
+      const passMs = performance.now() - started;
+      const cpu = cpuBetween(before, await snapshotCpu([process.pid], database));
+      return {
+        webhooks_waiting: webhooks,
+        pass_ms: round(passMs),
+        sweeper_cpu_ms: round(cpu.server_s * 1000),
+        redis_cpu_ms: round(cpu.redis_s * 1000),
+        postgres_cpu_ms: round(cpu.postgres_s * 1000),
+        requeued: swept.requeued,
+      };
+    });
+  } finally {
+    await closeLaneQueues(lanes);
+    await services.drop();
+  }
+}
