@@ -45,23 +45,26 @@ export async function liveJobIds(
   return ids;
 }
 
-const NONE: ReadonlySet<string> = new Set();
-
 /**
  * Those of these inbox rows whose job in this queue will still run: those in `live` (from
- * liveJobIds), and those whose job's state, read on its own, says so.
+ * liveJobIds), and those whose job's state, read on its own, says so. A job not in `live` is
+ * first looked for by its hash, in constant time: a row whose job is gone (what the sweeper
+ * is for) costs no scan of the queue's lists.
  */
 export async function rowsWithLiveJobs(
   queue: NotificationQueue,
   inboxEventIds: readonly number[],
-  live: ReadonlySet<string> = NONE,
+  live: ReadonlySet<string>,
 ): Promise<Set<number>> {
-  const unlisted = inboxEventIds.filter((id) => !live.has(notificationJobId(id)));
-  const states = await Promise.all(
-    unlisted.map((inboxEventId) => queue.getJobState(notificationJobId(inboxEventId))),
+  const running = await Promise.all(
+    inboxEventIds.map(async (inboxEventId) => {
+      const jobId = notificationJobId(inboxEventId);
+      if (live.has(jobId)) return true;
+      if ((await queue.getJob(jobId)) === undefined) return false;
+      return LIVE_JOB_STATES.has(await queue.getJobState(jobId));
+    }),
   );
-  const running = new Set(unlisted.filter((_, index) => LIVE_JOB_STATES.has(states[index] ?? '')));
-  return new Set(inboxEventIds.filter((id) => running.has(id) || live.has(notificationJobId(id))));
+  return new Set(inboxEventIds.filter((_, index) => running[index]));
 }
 
 export interface JobsToAdd {
@@ -86,15 +89,16 @@ export interface JobsToAdd {
 export async function jobsToAdd(
   queue: NotificationQueue,
   inboxEventIds: readonly number[],
-  live: ReadonlySet<string> = NONE,
+  live: ReadonlySet<string>,
 ): Promise<JobsToAdd> {
   const verdicts = await Promise.all(
     inboxEventIds.map(async (inboxEventId): Promise<'add' | 'released' | 'live'> => {
       const jobId = notificationJobId(inboxEventId);
       if (live.has(jobId)) return 'live';
-      const state = await queue.getJobState(jobId);
-      if (LIVE_JOB_STATES.has(state)) return 'live';
-      if (state === 'unknown' && (await queue.getJob(jobId)) === undefined) return 'add';
+      // No hash and in none of the lists just read: no job at all (a dead id left in the wait
+      // list without its hash is in `live`, and is taken and failed by a worker first).
+      if ((await queue.getJob(jobId)) === undefined) return 'add';
+      if (LIVE_JOB_STATES.has(await queue.getJobState(jobId))) return 'live';
       if ((await queue.remove(jobId)) === 1) return 'released';
       // remove() answers 0 for a job taken (locked) since its state was read, and for one
       // removed by then (its removeOnComplete): only the first will still run.

@@ -123,4 +123,17 @@ describe('the sweeper', () => {
     expect(stateReads.map((read) => read.mock.calls.length)).toEqual([0, 0]);
     for (const inboxId of inboxIds) expect(await stateIn('confirmation', inboxId)).toBe('waiting');
   });
+
+  it('adds rows whose jobs are gone without scanning the backlog waiting in the other lane', async () => {
+    await webhooksWaiting(7400, 40);
+    const lost = [await withoutJob(7450), await withoutJob(7451), await withoutJob(7452)];
+    const stateReads = [
+      vi.spyOn(lanes.signed, 'getJobState'),
+      vi.spyOn(lanes.confirmation, 'getJobState'),
+    ];
+
+    expect(await sweep(true)).toEqual({ requeued: 3, released: 0 });
+    expect(stateReads.map((read) => read.mock.calls.length)).toEqual([0, 0]);
+    for (const inboxId of lost) expect(await stateIn('signed', inboxId)).toBe('waiting');
+  });
 });
