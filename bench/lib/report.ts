@@ -207,7 +207,8 @@ export function printTable(results: Results): void {
     lines.push(
       `sweep: one pass over ${sweep.webhooks_waiting} webhooks waiting in the confirmation lane ` +
         `in ${sweep.pass_ms} ms (${sweep.requeued} enqueued again); CPU ms: sweeper ` +
-        `${sweep.sweeper_cpu_ms}, Redis ${sweep.redis_cpu_ms}, Postgres ${sweep.postgres_cpu_ms}`,
+        `${sweep.sweeper_cpu_ms}, Redis ${sweep.redis_cpu_ms}, Postgres ${sweep.postgres_cpu_ms}; ` +
+        `WAL ${sweep.wal_mb} MB`,
     );
   }
   const worker = valid<WorkerSummary & RoundRates>(detail.worker);

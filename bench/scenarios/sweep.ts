@@ -1,5 +1,7 @@
+import type postgres from 'postgres';
 import type { Plan } from '../lib/plan.js';
 import { cpuBetween, snapshotCpu } from '../lib/cpu.js';
+import { postbackBody } from '../lib/postbacks.js';
 import { createScenarioServices, withSql } from '../lib/services.js';
 import { round } from '../lib/stats.js';
 import { enqueueNotifications } from '../../src/queue/catalog.js';
@@ -14,6 +16,8 @@ export interface SweepSummary {
   readonly sweeper_cpu_ms: number;
   readonly redis_cpu_ms: number;
   readonly postgres_cpu_ms: number;
+  /** WAL the pass wrote (the whole cluster's, which nothing else writes meanwhile). */
+  readonly wal_mb: number;
   /** Rows the pass enqueued again: none, since every row's job still waits. */
   readonly requeued: number;
 }
@@ -31,12 +35,16 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
   const lanes = createLaneQueues({ url: services.redisUrl }, () => services.queuePrefix);
   try {
     return await withSql(services.databaseUrl, async (sql) => {
+      // Rows of a real delivery's size (a 1.5 KB body, as bytes and as jsonb): what an update
+      // of a row writes depends on it.
+      const body = postbackBody(1);
       const rows = await sql<{ id: string }[]>`
-        insert into inbox_events (channel, event_key, raw_body, body_sha256, headers, state,
-                                  enqueued_at)
-        select 'webhook', 'sale:' || g || ':PAGO', '\\x00'::bytea, 'bench', '{}'::jsonb,
-               'pending', now() - interval '1 hour'
-          from generate_series(1, ${webhooks}) as g
+        insert into inbox_events (channel, event_key, raw_body, payload, body_sha256, headers,
+                                  state, enqueued_at)
+        select 'webhook', 'sale:' || g || ':PAGO', convert_to(${body}, 'UTF8'), ${body}::jsonb,
+               'bench', '{"content-type": "application/json"}'::jsonb, 'pending',
+               now() - interval '1 hour'
+          from generate_series(1, ${webhooks}::int) as g
         returning id`;
       await enqueueNotifications(
         lanes.confirmation,
@@ -44,6 +52,7 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
         RETRY,
       );
       const database = new URL(services.databaseUrl).pathname.slice(1);
+      const walBefore = await walPosition(sql);
       const before = await snapshotCpu([process.pid], database);
       const started = performance.now();
       const swept = await sweepPendingInbox({
@@ -55,12 +64,14 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
       });
       const passMs = performance.now() - started;
       const cpu = cpuBetween(before, await snapshotCpu([process.pid], database));
+      const walBytes = await walSince(sql, walBefore);
       return {
         webhooks_waiting: webhooks,
         pass_ms: round(passMs),
         sweeper_cpu_ms: round(cpu.server_s * 1000),
         redis_cpu_ms: round(cpu.redis_s * 1000),
         postgres_cpu_ms: round(cpu.postgres_s * 1000),
+        wal_mb: round(walBytes / 1e6),
         requeued: swept.requeued,
       };
     });
@@ -68,4 +79,15 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
     await closeLaneQueues(lanes);
     await services.drop();
   }
+}
+
+async function walPosition(sql: postgres.Sql): Promise<string> {
+  const [row] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+  return row?.lsn ?? '0/0';
+}
+
+async function walSince(sql: postgres.Sql, from: string): Promise<number> {
+  const [row] = await sql<{ bytes: string }[]>`
+    select pg_wal_lsn_diff(pg_current_wal_lsn(), ${from}::pg_lsn)::text as bytes`;
+  return Number(row?.bytes ?? 0);
 }
