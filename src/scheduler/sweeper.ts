@@ -10,7 +10,7 @@ import {
   type LaneQueues,
   type LaneRow,
 } from '../queue/lanes.js';
-import type { Channel } from '../notifications/notification.js';
+import { claimDueRows, cutoffOfPass, dueRowBatches } from './dueRows.js';
 
 export interface SweeperDeps {
   readonly sql: Sql;
@@ -33,35 +33,25 @@ export interface SweepResult {
 /**
  * Re-enqueues inbox rows still pending whose jobs are gone: Redis lost them, or a process died
  * between the INSERT and the add. A row whose job is still queued (a webhook waiting on the
- * gateway budget, say) is left to it; a dead job holding a row's id (left by keys deleted under
- * a running worker) is removed first, or the add would be a no-op.
+ * gateway budget, say) is left to it, and left unwritten: a backlog costs a pass reads, not an
+ * update of every row (a new version of a 3 KB row, its index entries and its WAL). A dead job
+ * holding a row's id (left by keys deleted under a running worker) is removed first, or the add
+ * would be a no-op.
  */
 export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult> {
   const batchSize = deps.batchSize ?? 500;
   let requeued = 0;
   let released = 0;
   const live = liveJobsOnce(deps.lanes);
-  for (;;) {
-    // enqueued_at moves for every row looked at, queued or not: a row whose job still waits is
-    // looked at again only SWEEP_AFTER_SECONDS later.
-    const rows = await deps.sql<{ id: string; channel: Channel }[]>`
-      update inbox_events set enqueued_at = now()
-       where id in (
-         select id from inbox_events
-          where state = 'pending'
-            and (enqueued_at is null
-                 or enqueued_at <= now() - make_interval(secs => ${deps.afterSeconds}))
-          order by id
-          limit ${batchSize}
-          for update skip locked)
-      returning id, channel`;
-    const swept: LaneRow[] = rows.map((row) => ({ id: Number(row.id), channel: row.channel }));
-    const { missing, releasedJobs } = await rowsNoJobWillRun(deps, swept, live);
+  const cutoff = await cutoffOfPass(deps.sql, deps.afterSeconds);
+  for await (const due of dueRowBatches(deps.sql, cutoff, batchSize)) {
+    const { missing, releasedJobs } = await rowsNoJobWillRun(deps, due, live);
     released += releasedJobs;
-    await enqueueInLanes(deps.lanes, missing, deps.gatewayConfigured, deps.retry);
-    requeued += missing.length;
-    if (swept.length < batchSize) return { requeued, released };
+    const claimed = await claimDueRows(deps.sql, missing, cutoff);
+    await enqueueInLanes(deps.lanes, claimed, deps.gatewayConfigured, deps.retry);
+    requeued += claimed.length;
   }
+  return { requeued, released };
 }
 
 /**

@@ -86,6 +86,17 @@ describe('the sweeper', () => {
     expect(await stateIn('signed', inboxId)).toBe('waiting');
   });
 
+  it('leaves a row whose job still waits unwritten', async () => {
+    const inboxId = await acceptWithoutWorker({ db: test(), queue }, 7205);
+    const version = () => test().database.sql`
+      select xmin::text as xmin, enqueued_at::text as enqueued_at
+        from inbox_events where id = ${inboxId}`;
+    const before = await version();
+
+    expect(await sweep(false)).toEqual({ requeued: 0, released: 0 });
+    expect(await version()).toEqual(before);
+  });
+
   it('adds a pending row again once its job is gone', async () => {
     const inboxId = await withoutJob(7202);
     expect(await stateIn('signed', inboxId)).toBe('unknown');
