@@ -60,8 +60,8 @@ export async function* dueRowBatches(
 
 /**
  * Stamps these rows enqueued now, if they are still pending and due: those it returns are this
- * process's to enqueue. Of two schedulers that found the same row without a job, the second
- * one's update waits for the first's and then finds the row no longer due.
+ * process's to enqueue. A row locked meanwhile is skipped, not waited for: a worker applying it
+ * has no need of another job, and another scheduler's claim leaves it no longer due.
  */
 export async function claimDueRows(
   sql: Sql,
@@ -71,9 +71,12 @@ export async function claimDueRows(
   if (rows.length === 0) return [];
   const claimed = await sql<{ id: string }[]>`
     update inbox_events set enqueued_at = now()
-     where id = any(${`{${rows.map((row) => row.id).join(',')}}`}::bigint[])
-       and state = 'pending'
-       and (enqueued_at is null or enqueued_at <= ${cutoff}::text::timestamptz)
+     where id in (
+       select id from inbox_events
+        where id = any(${`{${rows.map((row) => row.id).join(',')}}`}::bigint[])
+          and state = 'pending'
+          and (enqueued_at is null or enqueued_at <= ${cutoff}::text::timestamptz)
+        for update skip locked)
     returning id`;
   const ids = new Set(claimed.map((row) => Number(row.id)));
   return rows.filter((row) => ids.has(row.id));

@@ -58,4 +58,18 @@ describe('the rows a sweep pass finds due', () => {
     expect(await claimDueRows(sql, due, cutoff)).toEqual([due[0]]);
     expect(await claimDueRows(sql, due, cutoff)).toEqual([]);
   });
+
+  it('skips a row locked by a worker applying it, without waiting', async () => {
+    const [id] = await rows('pending', '2026-01-01 00:00:00+00', 1);
+    const sql = test().database.sql;
+    const cutoff = await cutoffOfPass(sql, 30);
+    const due = [{ id: id!, channel: 'webhook' as const }];
+
+    const claimedWhileLocked = await sql.begin(async (tx) => {
+      await tx`select id from inbox_events where id = ${id!} for update`;
+      return claimDueRows(sql, due, cutoff);
+    });
+    expect(claimedWhileLocked).toEqual([]);
+    expect(await claimDueRows(sql, due, cutoff)).toEqual(due);
+  });
 });
