@@ -25,9 +25,10 @@ export interface SweepSummary {
 const RETRY = { attempts: 3, backoffMs: 1000 };
 
 /**
- * One sweeper pass while a backlog waits on the gateway budget: each row is looked at again
- * every SWEEP_AFTER_SECONDS, and each must be found queued and left to its job. The sweeper
- * runs here, in the bench's process, against the scenario's own database and queues.
+ * One sweeper pass while a backlog waits on the gateway budget: every pass looks at the rows
+ * last enqueued more than SWEEP_AFTER_SECONDS ago, and each must be found queued and left to its
+ * job. The sweeper runs here, in the bench's process, against the scenario's own database and
+ * queues.
  */
 export async function measureSweep(plan: Plan): Promise<SweepSummary> {
   const webhooks = plan.mode === 'quick' ? 2_000 : 20_000;
