@@ -4,9 +4,10 @@ import type { Channel } from '../notifications/notification.js';
 
 /**
  * The instant a sweep pass looks before: a pending row last enqueued at or before it is due.
- * Instants travel as Postgres's text and are cast back there: a parameter typed timestamptz
- * goes through a Date, which keeps milliseconds of timestamptz's microseconds, and a walk that
- * resumed from it would read its last instant again.
+ * Instants travel as Postgres's text and are cast back there. A postgres.js client that drizzle
+ * has not configured (the bench's, a script's) sends a timestamptz parameter through a Date,
+ * which keeps milliseconds of timestamptz's microseconds: a walk resumed from it would read its
+ * last instant again, for good.
  */
 export type Cutoff = string & { readonly __cutoff: unique symbol };
 
