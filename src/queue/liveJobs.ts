@@ -46,25 +46,33 @@ export async function liveJobIds(
 }
 
 /**
- * Those of these inbox rows whose job in this queue will still run: those in `live` (from
- * liveJobIds), and those whose job's state, read on its own, says so. A job not in `live` is
- * first looked for by its hash, in constant time: a row whose job is gone (what the sweeper
- * is for) costs no scan of the queue's lists.
+ * What holds a row's job id in this queue: a job that will run, none, or a dead one (a hash
+ * whose state says it will not run). A job in `live` (from liveJobIds) runs. One not there is
+ * looked for by its hash first, in constant time, so a row whose job is gone (what the sweeper
+ * is for) costs no scan of the queue's lists; its state is read only when the hash is there. A
+ * dead id left in the wait list without its hash is in `live`: a worker takes it and fails it
+ * first.
  */
+async function jobHolding(
+  queue: NotificationQueue,
+  jobId: string,
+  live: ReadonlySet<string>,
+): Promise<'runs' | 'none' | 'dead'> {
+  if (live.has(jobId)) return 'runs';
+  if ((await queue.getJob(jobId)) === undefined) return 'none';
+  return LIVE_JOB_STATES.has(await queue.getJobState(jobId)) ? 'runs' : 'dead';
+}
+
+/** Those of these inbox rows whose job in this queue will still run (jobHolding). */
 export async function rowsWithLiveJobs(
   queue: NotificationQueue,
   inboxEventIds: readonly number[],
   live: ReadonlySet<string>,
 ): Promise<Set<number>> {
-  const running = await Promise.all(
-    inboxEventIds.map(async (inboxEventId) => {
-      const jobId = notificationJobId(inboxEventId);
-      if (live.has(jobId)) return true;
-      if ((await queue.getJob(jobId)) === undefined) return false;
-      return LIVE_JOB_STATES.has(await queue.getJobState(jobId));
-    }),
+  const holders = await Promise.all(
+    inboxEventIds.map((inboxEventId) => jobHolding(queue, notificationJobId(inboxEventId), live)),
   );
-  return new Set(inboxEventIds.filter((_, index) => running[index]));
+  return new Set(inboxEventIds.filter((_, index) => holders[index] === 'runs'));
 }
 
 export interface JobsToAdd {
@@ -75,10 +83,9 @@ export interface JobsToAdd {
 }
 
 /**
- * Which of these inbox rows have no job that will run them. A row whose job is in `live` (from
- * liveJobIds) or is waiting, delayed or active is left out: adding it again would be a no-op
- * (an add dedupes on the job id), and a backlog waiting on the gateway budget would be counted
- * and logged as re-enqueued at every sweep. A job that holds a row's id but will never run is
+ * Which of these inbox rows have no job that will run them. A row whose job runs (jobHolding)
+ * is left out: adding it again would be a no-op (an add dedupes on the job id), and a backlog
+ * waiting on the gateway budget would be counted and logged as re-enqueued at every sweep. A job that holds a row's id but will never run is
  * removed first, so the add can take the id: a finished job (completed or failed) or one in no
  * state at all. Finished jobs are removed as they finish (notificationJobOptions), so one still
  * there was left by Redis losing keys under a running worker: a job whose hash was deleted
@@ -94,11 +101,9 @@ export async function jobsToAdd(
   const verdicts = await Promise.all(
     inboxEventIds.map(async (inboxEventId): Promise<'add' | 'released' | 'live'> => {
       const jobId = notificationJobId(inboxEventId);
-      if (live.has(jobId)) return 'live';
-      // No hash and in none of the lists just read: no job at all (a dead id left in the wait
-      // list without its hash is in `live`, and is taken and failed by a worker first).
-      if ((await queue.getJob(jobId)) === undefined) return 'add';
-      if (LIVE_JOB_STATES.has(await queue.getJobState(jobId))) return 'live';
+      const holder = await jobHolding(queue, jobId, live);
+      if (holder === 'runs') return 'live';
+      if (holder === 'none') return 'add';
       if ((await queue.remove(jobId)) === 1) return 'released';
       // remove() answers 0 for a job taken (locked) since its state was read, and for one
       // removed by then (its removeOnComplete): only the first will still run.
