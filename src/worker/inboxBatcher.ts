@@ -58,7 +58,7 @@ export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
       maxBatch: options.maxBatch,
       maxWaitMs: 0,
       maxInFlight: options.maxInFlight,
-      overlapFrom: options.overlapFrom ?? 1,
+      overlapFrom: options.overlapFrom,
     },
     () => new InboxBatcherClosedError(),
   );
