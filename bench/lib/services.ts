@@ -11,6 +11,8 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** A throwaway database and BullMQ prefix for one scenario; `drop()` removes both. */
 export interface ScenarioServices {
   readonly databaseUrl: string;
+  /** The database's name: /proc tells its backends by it (snapshotCpu). */
+  readonly databaseName: string;
   readonly redisUrl: string;
   readonly queuePrefix: string;
   drop(): Promise<void>;
@@ -29,6 +31,7 @@ export async function createScenarioServices(
   let dropped = false;
   const services: ScenarioServices = {
     databaseUrl,
+    databaseName: name,
     redisUrl: REDIS_URL,
     queuePrefix,
     async drop() {

@@ -52,9 +52,8 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
         rows.map((row) => Number(row.id)),
         RETRY,
       );
-      const database = new URL(services.databaseUrl).pathname.slice(1);
       const walBefore = await walPosition(sql);
-      const before = await snapshotCpu([process.pid], database);
+      const before = await snapshotCpu([process.pid], services.databaseName);
       const started = performance.now();
       const swept = await sweepPendingInbox({
         sql,
@@ -64,7 +63,7 @@ export async function measureSweep(plan: Plan): Promise<SweepSummary> {
         afterSeconds: 30,
       });
       const passMs = performance.now() - started;
-      const cpu = cpuBetween(before, await snapshotCpu([process.pid], database));
+      const cpu = cpuBetween(before, await snapshotCpu([process.pid], services.databaseName));
       const walBytes = await walSince(sql, walBefore);
       return {
         webhooks_waiting: webhooks,

@@ -53,13 +53,12 @@ export async function measureWorker(
     ingress = await startPaymirrorProcess('fill-ingress', 'ingress', services);
     const ingressRss = await fillInbox(plan, services, ingress);
     const started = Date.now();
-    const databaseName = new URL(services.databaseUrl).pathname.slice(1);
-    const before = await snapshotCpu([], databaseName);
+    const before = await snapshotCpu([], services.databaseName);
     worker = await startPaymirrorProcess('worker', 'worker', services, env, nodeFlags);
     await waitForEmptyQueue(services, NOTIFICATIONS_QUEUE, 300_000);
     await waitUntilApplied(services.databaseUrl, 300_000);
     const wallSec = (Date.now() - started) / 1000;
-    const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], databaseName));
+    const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], services.databaseName));
     const workerRss = await peakRssMb(worker.child.pid);
     const gc = await gcPauses(worker.url);
     await stopChild(worker.child);

@@ -70,8 +70,7 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
         })),
       );
     }
-    const databaseName = new URL(services.databaseUrl).pathname.slice(1);
-    const before = await snapshotCpu([], databaseName);
+    const before = await snapshotCpu([], services.databaseName);
     const workerEnv = {
       DATABASE_URL: services.databaseUrl,
       REDIS_URL: services.redisUrl,
@@ -91,7 +90,7 @@ export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> 
       if (Date.now() > deadline) throw new Error(`bare worker wrote ${rows} of ${plan.workerJobs}`);
       await sleep(100);
     }
-    const cpu = cpuBetween(before, await snapshotCpu([worker.pid], databaseName));
+    const cpu = cpuBetween(before, await snapshotCpu([worker.pid], services.databaseName));
     await stopChild(worker);
     worker = null;
     const startSec = await startCpuSeconds(() =>
