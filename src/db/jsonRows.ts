@@ -2,6 +2,7 @@ import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Tx } from './client.js';
 import { bigintArrayLiteral, jsonLiteral } from './literals.js';
+import { executeQuery } from './driverQuery.js';
 
 /** "The transaction's now()", for a column a write sets to the database's clock. */
 export const TX_NOW = Symbol('now()');
@@ -77,11 +78,14 @@ export async function insertRows(
   if (rows.length === 0) return [];
   const { json, named } = documents(table, rows);
   const name = sql.identifier(getTableName(table));
-  const inserted = await tx.execute<{ id: string }>(sql`
+  const inserted = await executeQuery<{ id: string }>(
+    tx,
+    sql`
     insert into ${name} (${list(named)})
     select ${list(named, 'r.')} from json_populate_recordset(null::${name}, ${json}::json) as r
     ${options.skipConflicts ? sql`on conflict do nothing` : sql``}
-    ${options.returningIds ? sql`returning id` : sql``}`);
+    ${options.returningIds ? sql`returning id` : sql``}`,
+  );
   return options.returningIds ? inserted.map((row) => Number(row.id)) : [];
 }
 
@@ -108,10 +112,13 @@ export async function updateRowsById(
       // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
       return sql`${target} = case when v.doc -> ${key} is not null then r.${target} else t.${target} end`;
     });
-  await tx.execute(sql`
+  await executeQuery(
+    tx,
+    sql`
     update ${name} as t
        set ${sql.join([...assignments, sql`updated_at = now()`], sql`, `)}
       from json_array_elements(${jsonLiteral(json)}) as v(doc),
            json_populate_record(null::${name}, v.doc) as r
-     where t.id = r.id and t.id = any(${bigintArrayLiteral(rows.map((row) => row.id as number))})`);
+     where t.id = r.id and t.id = any(${bigintArrayLiteral(rows.map((row) => row.id as number))})`,
+  );
 }

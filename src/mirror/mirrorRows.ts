@@ -4,6 +4,7 @@ import type { Tx } from '../db/client.js';
 import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.js';
 import { RowReader } from '../db/rowReader.js';
 import { sales, withdrawals } from '../db/schema.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 type MirrorTable = typeof sales | typeof withdrawals;
 type RowOf<T extends MirrorTable> = T['$inferSelect'];
@@ -83,7 +84,8 @@ export class MirrorRows<T extends MirrorTable> {
    * 20 seconds at 500/s; docs/architecture.md, "Plans that outlive a small table").
    */
   private async lockWhere(tx: Tx, ids: SQL): Promise<void> {
-    const rows = await tx.execute<Record<string, unknown>>(
+    const rows = await executeQuery<Record<string, unknown>>(
+      tx,
       sql`select ${this.shape.reader.columns} from ${this.shape.name}
            where id = any(${ids}) order by id for update`,
     );

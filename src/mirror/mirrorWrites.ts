@@ -6,6 +6,7 @@ import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/sch
 import type { FieldDifference } from './compareFields.js';
 import { recordKey, type ChangeContext } from './inputs.js';
 import { namedByInbox } from './mirrorRows.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 type HistoryRow = typeof statusHistory.$inferInsert;
 type ItemRow = typeof saleItems.$inferInsert;
@@ -70,11 +71,12 @@ export class MirrorWrites {
    * row with every id of the batch (a backfill or the first backlog grew quadratically).
    */
   private async keepSeen(tx: Tx, sale: SQL, withdrawal: SQL): Promise<void> {
-    const rows = await tx.execute<{
+    const rows = await executeQuery<{
       resource_type: string;
       resource_id: string;
       to_status: string;
     }>(
+      tx,
       sql`select distinct resource_type, resource_id, to_status from status_history
            where (resource_type = 'sale' and resource_id = any(${sale}))
               or (resource_type = 'withdrawal' and resource_id = any(${withdrawal}))`,

@@ -5,6 +5,7 @@ import type { reconciliationDiscrepancies } from '../db/schema.js';
 import { namedByInbox } from '../mirror/mirrorRows.js';
 import { centsFromCentsString, MoneyError } from '../domain/money.js';
 import type { Channel, SaleNotice } from '../notifications/notification.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 export interface CrossChannelCandidate {
   readonly channel: Channel;
@@ -44,20 +45,23 @@ export async function readSaleDeliveries(
     'saleIds' in of
       ? bigintArrayParam(of.saleIds)
       : namedByInbox('sale', bigintArrayParam(of.inboxEventIds));
-  const rows = await tx.execute<{
+  const rows = await executeQuery<{
     id: string;
     resource_id: string;
     notified_status: string;
     channel: Channel;
     state: string;
     amount: string | null;
-  }>(sql`
+  }>(
+    tx,
+    sql`
     select id, resource_id, notified_status, channel, state,
            -- Only a processed delivery's amount is compared: the batch's own rows (pending) are
            -- returned without opening their payloads.
            case when state = 'processed' then payload->>'amount' end as amount
       from inbox_events
-     where resource_type = 'sale' and resource_id = any(${saleIds})`);
+     where resource_type = 'sale' and resource_id = any(${saleIds})`,
+  );
   return rows.map((row) => ({
     id: Number(row.id),
     saleId: Number(row.resource_id),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { bigintArrayLiteral, jsonLiteral } from '../db/literals.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 export interface FinishedRow {
   readonly id: number;
@@ -19,7 +20,9 @@ export interface FinishedRow {
  */
 export async function finishInboxRows(tx: Tx, rows: readonly FinishedRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.execute(sql`
+  await executeQuery(
+    tx,
+    sql`
     update inbox_events as i
        set state = v.state,
            outcome = v.outcome,
@@ -29,5 +32,6 @@ export async function finishInboxRows(tx: Tx, rows: readonly FinishedRow[]): Pro
            processed_at = now()
       from json_to_recordset(${jsonLiteral(JSON.stringify(rows))})
            as v(id bigint, state text, outcome text, reason text)
-     where i.id = v.id and i.id = any(${bigintArrayLiteral(rows.map((row) => row.id))})`);
+     where i.id = v.id and i.id = any(${bigintArrayLiteral(rows.map((row) => row.id))})`,
+  );
 }

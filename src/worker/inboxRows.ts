@@ -5,6 +5,7 @@ import { RowReader } from '../db/rowReader.js';
 import { inboxEvents } from '../db/schema.js';
 import type { Channel } from '../notifications/notification.js';
 import { parseNotification, type ParseResult } from '../notifications/parseNotification.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 /** An inbox row as the worker reads it, its notification parsed. */
 export interface InboxRow {
@@ -41,7 +42,8 @@ const reader = new RowReader<StoredRow>({
  * row finished and does nothing.
  */
 export async function lockInboxRows(tx: Tx, ids: readonly number[]): Promise<InboxRow[]> {
-  const rows = await tx.execute<Record<string, unknown>>(
+  const rows = await executeQuery<Record<string, unknown>>(
+    tx,
     sql`select ${reader.columns} from inbox_events
          where id = any(${bigintArrayParam(ids)}) order by id for update`,
   );
@@ -50,7 +52,8 @@ export async function lockInboxRows(tx: Tx, ids: readonly number[]): Promise<Inb
 
 /** The pending rows without a lock: what a batch will need from the gateway. */
 export async function peekPendingRows(db: Db, ids: readonly number[]): Promise<InboxRow[]> {
-  const rows = await db.execute<Record<string, unknown>>(
+  const rows = await executeQuery<Record<string, unknown>>(
+    db,
     sql`select ${reader.columns} from inbox_events
          where id = any(${bigintArrayParam(ids)}) and state = 'pending' order by id`,
   );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { jsonLiteral, textArrayLiteral } from '../db/literals.js';
+import { executeQuery } from '../db/driverQuery.js';
 
 export interface HeldKey {
   readonly inboxEventId: number;
@@ -16,12 +17,15 @@ export interface HeldKey {
  */
 export async function releaseDedupeKeys(tx: Tx, keys: readonly HeldKey[]): Promise<void> {
   if (keys.length === 0) return;
-  await tx.execute(sql`
+  await executeQuery(
+    tx,
+    sql`
     delete from inbox_dedupe_keys d
      using json_to_recordset(${jsonLiteral(JSON.stringify(keys))})
            as k("inboxEventId" bigint, channel text, "eventKey" text)
      where d.channel = k.channel and d.event_key = k."eventKey"
        and d.inbox_event_id = k."inboxEventId"
        and d.channel = any(${textArrayLiteral(keys.map((key) => key.channel))})
-       and d.event_key = any(${textArrayLiteral(keys.map((key) => key.eventKey))})`);
+       and d.event_key = any(${textArrayLiteral(keys.map((key) => key.eventKey))})`,
+  );
 }
