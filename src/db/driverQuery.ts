@@ -1,4 +1,5 @@
 import { Name, Param, Placeholder, SQL, StringChunk } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type { Db, Sql, Tx } from './client.js';
 
@@ -27,6 +28,9 @@ export class NotPostgresJsError extends Error {
   }
 }
 
+/** drizzle's own quoting of names and numbering of parameters. */
+const dialect = new PgDialect();
+
 /**
  * The text and parameters drizzle's Postgres dialect would make of a `sql` template built from
  * text, `sql.raw`, `sql.identifier`, parameters and nested templates: what every statement on
@@ -48,7 +52,7 @@ function appendChunks(text: string, query: SQL, params: unknown[]): string {
   for (const chunk of query.queryChunks as readonly unknown[]) {
     if (chunk instanceof StringChunk) text += chunk.value.join('');
     else if (chunk instanceof SQL) text = appendChunks(text, chunk, params);
-    else if (chunk instanceof Name) text += `"${chunk.value.replace(/"/g, `""`)}"`;
+    else if (chunk instanceof Name) text += dialect.escapeName(chunk.value);
     else if (chunk instanceof Param) text += parameter(driverValue(chunk), params);
     else if (chunk === undefined) continue;
     else if (isPlainValue(chunk)) text += parameter(chunk, params);
@@ -67,8 +71,7 @@ function driverValue(chunk: Param): unknown {
 }
 
 function parameter(value: unknown, params: unknown[]): string {
-  params.push(value);
-  return `$${params.length}`;
+  return dialect.escapeParam(params.push(value) - 1);
 }
 
 function isPlainValue(value: unknown): boolean {
@@ -85,7 +88,7 @@ function isPlainValue(value: unknown): boolean {
  * The postgres.js client a drizzle handle runs on: the pool for a database, the transaction's
  * connection for a transaction (drizzle's own `execute` runs there too).
  */
-export function driverOf(handle: Db | Tx): Sql {
+function driverOf(handle: Db | Tx): Sql {
   const session: unknown = handle._.session;
   if (!(session instanceof PostgresJsSession)) throw new NotPostgresJsError();
   return session.client as Sql;
