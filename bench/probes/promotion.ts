@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { connectPostgres } from '../../src/db/connect.js';
 import { POSTGRES_URL } from '../lib/services.js';
+import { median } from '../lib/stats.js';
 
 /**
  * How much a client's queries promote to V8's old generation: three `select 1` at a time for
@@ -35,9 +36,8 @@ while (Date.now() < end) {
   else await sleep(2);
 }
 const kb = promoted().map((bytes) => Math.round(bytes / 1024));
-const sorted = [...kb].sort((a, b) => a - b);
 console.log(
-  `${mode}: ${kb.length} scavenges, old space grew by a median of ${sorted[Math.floor(sorted.length / 2)] ?? 0} KB at each (${kb.join(' ')})`,
+  `${mode}: ${kb.length} scavenges, old space grew by a median of ${median(kb)} KB at each (${kb.join(' ')})`,
 );
 process.exit(0);
 
