@@ -28,7 +28,7 @@ const statement = fc
         and id = any(${bigintArrayLiteral(more)})
         and ${sql.join([sql`a = ${text}`, sql`b = ${sql.param(more)}::bigint[]`, sql`c = ${7}`], sql` or `)}
         and d = ${jsonLiteral(JSON.stringify({ text }))} and e = any(${textArrayLiteral(texts)})
-        ${flag ? sql`for update` : sql``} ${null} ${undefined} ${10n} ${true}`;
+        ${flag ? sql`for update` : sql``} ${null} ${sql.param(null)} ${undefined} ${10n} ${true}`;
   });
 
 describe('compileQuery', () => {
