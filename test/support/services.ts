@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
@@ -73,7 +74,9 @@ export interface TestQueuePrefix {
 }
 
 export function createTestQueuePrefix(): TestQueuePrefix {
-  const prefix = `pmtest-${randomBytes(6).toString('hex')}`;
+  // The test file's name in the prefix: keys a file leaves behind say whose they are.
+  const file = basename(expect.getState().testPath ?? 'unknown').replace(/\.test\.ts$/, '');
+  const prefix = `pmtest-${file}-${randomBytes(6).toString('hex')}`;
   const redisUrl = inject('redisUrl');
   const deleteKeys = async (pattern = '*') => {
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
