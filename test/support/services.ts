@@ -73,6 +73,16 @@ export interface TestQueuePrefix {
   drop(): Promise<void>;
 }
 
+/**
+ * This file's prefixes not dropped yet. A test that forgets its prefix (a paymirror started on
+ * `createTestQueuePrefix()` inline, its jobs waiting for a worker it never starts) would leave
+ * its keys in Redis: the file's end drops them, after the file's own hooks have closed what ran.
+ */
+const undropped = new Set<TestQueuePrefix>();
+afterAll(async () => {
+  for (const queue of undropped) await queue.drop();
+});
+
 export function createTestQueuePrefix(): TestQueuePrefix {
   // The test file's name in the prefix: keys a file leaves behind say whose they are.
   const file = basename(expect.getState().testPath ?? 'unknown').replace(/\.test\.ts$/, '');
@@ -99,5 +109,15 @@ export function createTestQueuePrefix(): TestQueuePrefix {
       redis.disconnect();
     }
   };
-  return { prefix, redisUrl, deleteKeys, drop: async () => void (await deleteKeys()) };
+  const queue: TestQueuePrefix = {
+    prefix,
+    redisUrl,
+    deleteKeys,
+    drop: async () => {
+      undropped.delete(queue);
+      await deleteKeys();
+    },
+  };
+  undropped.add(queue);
+  return queue;
 }
