@@ -5,7 +5,10 @@ import { createTestQueuePrefix, type TestQueuePrefix } from '../support/services
 // patches/ioredis+5.11.1.patch: a pipeline's length is a getter on the class, not an accessor
 // defined on each pipeline, whose AccessorPair V8 allocates in the old generation and which kept
 // every pipeline (BullMQ's addBulk is one) alive across young collections (bench/PERFORMANCE.md,
-// session 18). The length must read as before, for a pipeline and for a MULTI.
+// session 18). The length must read as before, for a pipeline and for a MULTI. And a client's
+// custom commands (BullMQ's scripts) reach its pipelines through a class made per client and
+// command set, not copied onto each pipeline (session 19): a pipeline must still run the
+// client's current commands, those defined after an earlier pipeline included.
 describe('ioredis pipelines', () => {
   let redis: TestQueuePrefix;
   let client: Redis;
@@ -38,4 +41,37 @@ describe('ioredis pipelines', () => {
       [null, '3'],
     ]);
   });
+
+  it('run the custom commands the client has when each pipeline is made', async () => {
+    const key = `${redis.prefix}:scripts`;
+    const scripted = new Redis(redis.redisUrl, { maxRetriesPerRequest: 3 }) as Redis &
+      Record<string, (...args: string[]) => unknown>;
+    try {
+      scripted.defineCommand('answer', { numberOfKeys: 1, lua: 'return "first"' });
+      const first = scripted.pipeline() as unknown as Record<string, (...args: string[]) => void>;
+      expect(Object.hasOwn(first, 'answer')).toBe(false);
+      expect(Object.hasOwn(first, 'answerBuffer')).toBe(false);
+      first.answer?.(key);
+      first.answerBuffer?.(key);
+      expect(await (first as unknown as ReturnType<Redis['pipeline']>).exec()).toEqual([
+        [null, 'first'],
+        [null, Buffer.from('first')],
+      ]);
+
+      scripted.defineCommand('answer', { numberOfKeys: 1, lua: 'return "second"' });
+      scripted.defineCommand('echoKey', { numberOfKeys: 1, lua: 'return KEYS[1]' });
+      const second = scripted.multi() as unknown as Record<string, (...args: string[]) => void>;
+      second.answer?.(key);
+      second.echoKey?.(key);
+      expect(await (second as unknown as ReturnType<Redis['multi']>).exec()).toEqual([
+        [null, 'second'],
+        [null, key],
+      ]);
+      // Pipelines made while the commands stay the same share one class.
+      expect(Object.getPrototypeOf(scripted.pipeline())).toBe(Object.getPrototypeOf(second));
+    } finally {
+      scripted.disconnect();
+    }
+  });
 });
+
