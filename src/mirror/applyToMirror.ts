@@ -30,8 +30,8 @@ export async function applyToMirror(
 }
 
 /**
- * applyToMirror in steps, for a caller that shares its round trips: lock the records early
- * (`lockNamedByInbox`, beside the caller's own first statement), plan, then write together
+ * applyToMirror in steps, for a caller that shares its round trips: lock the sales early
+ * (`lockSalesNamedByInbox`, beside the caller's own first statement), plan, then write together
  * with the caller's own statements.
  */
 export class MirrorBatch {
@@ -40,22 +40,23 @@ export class MirrorBatch {
   private readonly writes = new MirrorWrites();
 
   /**
-   * Locks the records inbox rows name and loads their history, needing no earlier answer.
-   * Then `namedByInbox` with what the rows name, so `plan` does not look them up again.
+   * Locks the sales inbox rows name and loads their history, needing no earlier answer. Then
+   * `salesNamedByInbox` with the sales the rows name, so `plan` does not look them up again.
+   * The withdrawals they name are locked by `plan`, by id, in a round trip of its own: few
+   * batches name one, and for the others a statement sent blind cost more Postgres time to plan
+   * than to run (bench/PERFORMANCE.md, session 19). Sales are still locked before withdrawals.
    */
-  async lockNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
+  async lockSalesNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
     // Pipelined on the transaction's connection: the history is read after the locks are held.
     await Promise.all([
       this.saleRows.lockNamedByInbox(tx, inboxEventIds),
-      this.withdrawalRows.lockNamedByInbox(tx, inboxEventIds),
-      this.writes.loadSeenNamedByInbox(tx, inboxEventIds),
+      this.writes.loadSeenOfSalesNamedByInbox(tx, inboxEventIds),
     ]);
   }
 
-  namedByInbox(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
-    this.saleRows.markLookedUp(records.sale);
-    this.withdrawalRows.markLookedUp(records.withdrawal);
-    this.writes.markLoaded(records);
+  salesNamedByInbox(sale: readonly number[]): void {
+    this.saleRows.markLookedUp(sale);
+    this.writes.markLoaded({ sale, withdrawal: [] });
   }
 
   /** Locks what is not locked yet, and decides every input in order. Writes nothing. */

@@ -47,16 +47,18 @@ export class MirrorWrites {
     );
     if (sale.length === 0 && withdrawal.length === 0) return;
     this.markLoaded({ sale, withdrawal });
-    await this.keepSeen(tx, bigintArrayLiteral(sale), bigintArrayLiteral(withdrawal));
+    await this.keepSeen(tx, {
+      ...(sale.length > 0 ? { sale: bigintArrayLiteral(sale) } : {}),
+      ...(withdrawal.length > 0 ? { withdrawal: bigintArrayLiteral(withdrawal) } : {}),
+    });
   }
 
   /**
-   * The same for the records inbox rows name, in a statement that needs no earlier answer (see
-   * MirrorRows.lockNamedByInbox). Call `markLoaded` with the records once they are known.
+   * The same for the sales inbox rows name, in a statement that needs no earlier answer (see
+   * MirrorRows.lockNamedByInbox). Call `markLoaded` with the sales once they are known.
    */
-  async loadSeenNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    const ids = bigintArrayLiteral(inboxEventIds);
-    await this.keepSeen(tx, namedByInbox('sale', ids), namedByInbox('withdrawal', ids));
+  async loadSeenOfSalesNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
+    await this.keepSeen(tx, { sale: namedByInbox('sale', bigintArrayLiteral(inboxEventIds)) });
   }
 
   markLoaded(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
@@ -65,12 +67,23 @@ export class MirrorWrites {
   }
 
   /**
-   * `sale` and `withdrawal` are bigint[] literals: the statement has no parameters and is
+   * `ids` of each resource are bigint[] expressions without parameters: the statement is
    * planned at each run. status_history starts empty and grows by a row or more a notification;
    * a prepared plan made while it was small scanned it whole for every batch, comparing each
-   * row with every id of the batch (a backfill or the first backlog grew quadratically).
+   * row with every id of the batch (a backfill or the first backlog grew quadratically). A
+   * resource without ids is left out of the statement: planning is most of its cost in a small
+   * batch (bench/PERFORMANCE.md, session 19).
    */
-  private async keepSeen(tx: Tx, sale: SQL, withdrawal: SQL): Promise<void> {
+  private async keepSeen(
+    tx: Tx,
+    ids: { readonly sale?: SQL; readonly withdrawal?: SQL },
+  ): Promise<void> {
+    const branches = (['sale', 'withdrawal'] as const).flatMap((resource) => {
+      const named = ids[resource];
+      return named
+        ? [sql`(resource_type = ${sql.raw(`'${resource}'`)} and resource_id = any(${named}))`]
+        : [];
+    });
     const rows = await executeQuery<{
       resource_type: string;
       resource_id: string;
@@ -78,8 +91,7 @@ export class MirrorWrites {
     }>(
       tx,
       sql`select distinct resource_type, resource_id, to_status from status_history
-           where (resource_type = 'sale' and resource_id = any(${sale}))
-              or (resource_type = 'withdrawal' and resource_id = any(${withdrawal}))`,
+           where ${sql.join(branches, sql` or `)}`,
     );
     for (const row of rows) {
       this.seenOf(row.resource_type, Number(row.resource_id)).add(row.to_status);

@@ -67,9 +67,10 @@ export interface BatchOptions {
  * first, outside any transaction (one GET per record however many rows wait on it); then one
  * transaction locks the inbox rows (a re-run job finds its row finished), hands every row's
  * inputs to the mirror's one writer in id order, and records each row's outcome. Its
- * statements share round trips: the inbox rows, the records they name and those records'
- * history and deliveries are read in one; the new mirror rows are written in a second; and
- * everything else, the inbox rows' outcomes included, in a third.
+ * statements share round trips: the inbox rows, the sales they name and those sales' history
+ * and deliveries are read in one (the withdrawals they name, when there are any, in one more);
+ * the new mirror rows are written in a second; and everything else, the inbox rows' outcomes
+ * included, in a third.
  */
 export async function processInboxBatch(
   deps: ProcessDeps,
@@ -145,15 +146,15 @@ async function applyRows(
   const released: HeldKey[] = [];
   const toApply: { row: InboxRow; plan: Extract<RowPlan, { kind: 'apply' }> }[] = [];
 
-  // One round trip: the statements are pipelined and run in this order, so the records are
+  // One round trip: the statements are pipelined and run in this order, so the sales are
   // locked before their history and deliveries are read.
   const mirror = new MirrorBatch();
   const [lockedRows, , deliveries] = await Promise.all([
     lockInboxRows(tx, ids),
-    mirror.lockNamedByInbox(tx, ids),
+    mirror.lockSalesNamedByInbox(tx, ids),
     readSaleDeliveries(tx, { inboxEventIds: ids }),
   ]);
-  mirror.namedByInbox(namedRecords(lockedRows));
+  mirror.salesNamedByInbox(salesNamed(lockedRows));
 
   for (const row of lockedRows) {
     if (row.state !== 'pending') {
@@ -260,15 +261,11 @@ async function applyRows(
   return results;
 }
 
-/** The records the inbox rows name, as the ingress read them. */
-function namedRecords(rows: readonly InboxRow[]): { sale: number[]; withdrawal: number[] } {
-  const named = { sale: [] as number[], withdrawal: [] as number[] };
-  for (const { resourceType, resourceId } of rows) {
-    if (resourceId === null) continue;
-    if (resourceType === 'sale' || resourceType === 'withdrawal')
-      named[resourceType].push(resourceId);
-  }
-  return named;
+/** The sales the inbox rows name, as the ingress read them. */
+function salesNamed(rows: readonly InboxRow[]): number[] {
+  return rows.flatMap(({ resourceType, resourceId }) =>
+    resourceType === 'sale' && resourceId !== null ? [resourceId] : [],
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxEvents } from '../../src/db/schema.js';
@@ -138,6 +139,42 @@ describe('processInboxBatch', () => {
     expect(again.get(id!)).toEqual({ kind: 'skipped', state: 'processed' });
   });
 
+  it('locks the withdrawals table only for a batch that names a withdrawal', async () => {
+    // A batch of sales used to send its withdrawals lock anyway, to find nothing: Postgres spent
+    // more time planning it than running it (bench/PERFORMANCE.md, session 19). Whether a batch
+    // touches the table shows as waiting for it while another transaction holds it exclusively.
+    await reset(batched);
+    const sales = await storeAll(batched, [
+      { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO' }) },
+      { channel: 'postback', payload: postbackBody({ id: 1002, status: 'PAGO' }) },
+    ]);
+    expect(
+      await whileWithdrawalsLocked(() => processInboxBatch(deps(batched), sales, { read: false })),
+    ).toBe('finished');
+    expect(await batched.database.sql`select id from sales order by id`).toEqual([
+      { id: '1001' },
+      { id: '1002' },
+    ]);
+
+    const named = await storeAll(batched, [
+      { channel: 'postback', payload: postbackBody({ id: 1003, status: 'PAGO' }) },
+      {
+        channel: 'webhook',
+        payload: withdrawalBody({
+          id: 2001,
+          status: 'PENDING',
+          updatedAt: '2026-11-20T10:00:00.000Z',
+        }),
+      },
+    ]);
+    expect(
+      await whileWithdrawalsLocked(() => processInboxBatch(deps(batched), named, { read: false })),
+    ).toBe('waited');
+    expect(await batched.database.sql`select id, status from withdrawals`).toEqual([
+      { id: '2001', status: 'PENDING' },
+    ]);
+  });
+
   it('locks and compares the record of a row the ingress could not name', async () => {
     // Rows are locked and compared by the resource_id the ingress stored; one without it (a row
     // the ingress could not read that this worker can) must still find its sale and its deliveries.
@@ -163,6 +200,53 @@ describe('processInboxBatch', () => {
     expect(discrepancies).toEqual([{ mirror_value: '15000', gateway_value: '15001' }]);
   });
 });
+
+/**
+ * Runs `work` while another transaction holds the withdrawals table in ACCESS EXCLUSIVE mode:
+ * 'finished' if it finished without asking for the table, 'waited' if it queued for it (the
+ * table is released then, so the work finishes too).
+ */
+async function whileWithdrawalsLocked(
+  work: () => Promise<unknown>,
+): Promise<'finished' | 'waited'> {
+  const blocker = postgres(batched.url, { max: 1, onnotice: () => {} });
+  const observer = postgres(batched.url, { max: 1, onnotice: () => {} });
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked: () => void = () => {};
+  const holding = new Promise<void>((resolve) => (locked = resolve));
+  const held = blocker.begin(async (tx) => {
+    await tx`lock table withdrawals in access exclusive mode`;
+    locked();
+    await released;
+  });
+  try {
+    await holding;
+    let done = false;
+    const finished = work().then(() => {
+      done = true;
+      return 'finished' as const;
+    });
+    const waited = (async () => {
+      while (!done) {
+        const [waiter] = await observer`
+          select 1 from pg_locks l join pg_class c on c.oid = l.relation
+           where c.relname = 'withdrawals' and not l.granted`;
+        if (waiter) return 'waited' as const;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return 'finished' as const;
+    })();
+    const outcome = await Promise.race([finished, waited]);
+    release();
+    await finished;
+    return outcome;
+  } finally {
+    release();
+    await held;
+    await Promise.all([blocker.end({ timeout: 5 }), observer.end({ timeout: 5 })]);
+  }
+}
 
 function deps(db: TestDatabase): ProcessDeps {
   const now = new Date('2026-11-21T00:00:00.000Z');

@@ -42,7 +42,7 @@ describe('the history statuses a batch reads', () => {
       const read = (writes: MirrorWrites) =>
         reader.db.transaction(async (tx) => {
           await writes.loadSeen(tx, { sale: byId, withdrawal: [] });
-          await writes.loadSeenNamedByInbox(tx, inboxEventIds);
+          await writes.loadSeenOfSalesNamedByInbox(tx, inboxEventIds);
         });
       // Past the five runs after which Postgres may keep a generic plan for a statement.
       for (let run = 0; run < 8; run += 1) await read(new MirrorWrites());
