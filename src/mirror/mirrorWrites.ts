@@ -84,6 +84,7 @@ export class MirrorWrites {
         ? [sql`(resource_type = ${sql.raw(`'${resource}'`)} and resource_id = any(${named}))`]
         : [];
     });
+    if (branches.length === 0) return;
     const rows = await executeQuery<{
       resource_type: string;
       resource_id: string;
