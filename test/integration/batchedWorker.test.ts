@@ -231,7 +231,8 @@ async function whileWithdrawalsLocked(
       while (!done) {
         const [waiter] = await observer`
           select 1 from pg_locks l join pg_class c on c.oid = l.relation
-           where c.relname = 'withdrawals' and not l.granted`;
+           where c.relname = 'withdrawals' and not l.granted
+             and l.database = (select oid from pg_database where datname = current_database())`;
         if (waiter) return 'waited' as const;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
