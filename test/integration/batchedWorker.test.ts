@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxEvents } from '../../src/db/schema.js';
@@ -209,19 +208,20 @@ describe('processInboxBatch', () => {
 async function whileWithdrawalsLocked(
   work: () => Promise<unknown>,
 ): Promise<'finished' | 'waited'> {
-  const blocker = postgres(batched.url, { max: 1, onnotice: () => {} });
-  const observer = postgres(batched.url, { max: 1, onnotice: () => {} });
+  // The test database's own pool (five connections): one holds the table, one watches, one
+  // runs the batch.
+  const { sql: pool } = batched.database;
   let release: () => void = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   let locked: () => void = () => {};
   const holding = new Promise<void>((resolve) => (locked = resolve));
-  const held = blocker.begin(async (tx) => {
+  const held = pool.begin(async (tx) => {
     await tx`lock table withdrawals in access exclusive mode`;
     locked();
     await released;
   });
   try {
-    await holding;
+    await Promise.race([holding, held]);
     let done = false;
     const finished = work().then(() => {
       done = true;
@@ -229,7 +229,7 @@ async function whileWithdrawalsLocked(
     });
     const waited = (async () => {
       while (!done) {
-        const [waiter] = await observer`
+        const [waiter] = await pool`
           select 1 from pg_locks l join pg_class c on c.oid = l.relation
            where c.relname = 'withdrawals' and not l.granted
              and l.database = (select oid from pg_database where datname = current_database())`;
@@ -245,7 +245,6 @@ async function whileWithdrawalsLocked(
   } finally {
     release();
     await held;
-    await Promise.all([blocker.end({ timeout: 5 }), observer.end({ timeout: 5 })]);
   }
 }
 
