@@ -45,7 +45,6 @@ export class MirrorWrites {
     const withdrawal = records.withdrawal.filter(
       (id) => !this.loaded.has(recordKey('withdrawal', id)),
     );
-    if (sale.length === 0 && withdrawal.length === 0) return;
     this.markLoaded({ sale, withdrawal });
     await this.keepSeen(tx, {
       ...(sale.length > 0 ? { sale: bigintArrayLiteral(sale) } : {}),
@@ -71,8 +70,8 @@ export class MirrorWrites {
    * planned at each run. status_history starts empty and grows by a row or more a notification;
    * a prepared plan made while it was small scanned it whole for every batch, comparing each
    * row with every id of the batch (a backfill or the first backlog grew quadratically). A
-   * resource without ids is left out of the statement: planning is most of its cost in a small
-   * batch (bench/PERFORMANCE.md, session 19).
+   * resource without ids is left out of the statement (planning is most of its cost in a small
+   * batch: bench/PERFORMANCE.md, session 19); with neither, nothing is sent.
    */
   private async keepSeen(
     tx: Tx,
