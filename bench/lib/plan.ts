@@ -12,6 +12,8 @@ export interface Plan {
   readonly e2eRate: number;
   readonly e2eSec: number;
   readonly e2eWarmupSec: number;
+  /** Requests at the same rate just before the measured ones, not measured (paced.ts). */
+  readonly e2eLeadInSec: number;
   /** Notifications pre-filled for the worker scenario. */
   readonly workerJobs: number;
   /** Write CPU profiles of the ingress (`--profile`). */
@@ -70,6 +72,7 @@ export function planFrom(argv: readonly string[]): Plan {
     e2eRate: 500,
     e2eSec: quick ? 4 : 20,
     e2eWarmupSec: quick ? 1 : 2,
+    e2eLeadInSec: quick ? 1 : 2,
     workerJobs: quick ? 1000 : 10000,
     profile: argv.includes('--profile'),
     generator: argv.includes('--autocannon') ? 'autocannon' : 'lean',

@@ -191,6 +191,9 @@ export function printTable(results: Results): void {
           ? `; ${e2e.failed_requests} requests failed: ${JSON.stringify(e2e.failures ?? {})}`
           : ''),
     );
+    if (e2e.p99_ms_by_window) {
+      lines.push(`  p99 ms by 2 s of the run: ${e2e.p99_ms_by_window.join(', ')}`);
+    }
     if (e2e.cpu) lines.push(`  ${e2eCpuLine(e2e.cpu)}`);
   }
   const lanes = valid<LanesSummary>(detail.lanes);

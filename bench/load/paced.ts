@@ -20,15 +20,26 @@ export interface PacedLoad {
   readonly connections: number;
   /** First sale id (nine digits); each request takes the next one. */
   readonly idBase: number;
+  /**
+   * Requests sent at the same rate just before the measured ones, on their own sale ids, and
+   * not measured: the measured requests then meet open sockets and a steady stream, not a
+   * start from idle (see bench/PERFORMANCE.md, session 20).
+   */
+  readonly leadIn?: { readonly durationSec: number; readonly idBase: number };
 }
 
 export interface PacedResult {
+  /** Measured requests sent (the lead-in's not counted). */
   readonly sent: number;
+  /** Lead-in requests sent before them. */
+  readonly leadInSent: number;
+  /** Requests answered 200, the lead-in's included. */
   readonly ok: number;
+  /** Failed requests, the lead-in's included. */
   readonly failed: number;
   /** What the failed requests got: an HTTP status, or the error that ended them. */
   readonly failures: Record<string, number>;
-  /** Requests sent per second, measured from the first to the last send. */
+  /** Measured requests sent per second, from the first one's due time to the last send. */
   readonly offeredRps: number;
   readonly durationSec: number;
   readonly p50_ms: number;
@@ -40,7 +51,9 @@ export interface PacedResult {
 const load = JSON.parse(process.argv[2] ?? '{}') as PacedLoad;
 const target = new URL(load.url);
 const template = postbackRequestTemplate(target.host);
-const total = Math.round(load.rate * load.durationSec);
+const leadInTotal = Math.round(load.rate * (load.leadIn?.durationSec ?? 0));
+const measuredTotal = Math.round(load.rate * load.durationSec);
+const total = leadInTotal + measuredTotal;
 const intervalMs = 1000 / load.rate;
 const epoch = () => performance.timeOrigin + performance.now();
 
@@ -52,8 +65,10 @@ const failures: Record<string, number> = {};
 let sent = 0;
 let answered = 0;
 let lastSendAt = 0;
-/** Due requests no socket was free for, oldest first: [sale id, due at]. */
-const backlog: [number, number][] = [];
+/** A request: its sale id, when it was due, and whether it is measured (not the lead-in). */
+type Request = readonly [id: number, dueAt: number, measured: boolean];
+/** Due requests no socket was free for, oldest first. */
+const backlog: Request[] = [];
 /** Sockets waiting for a request, the last used on top (node:http's agent's order). */
 const idle: Connection[] = [];
 let open = 0;
@@ -62,11 +77,11 @@ const done = new Promise<void>((resolve) => (finish = resolve));
 
 /** One keep-alive socket: one request at a time (no pipelining), as an HTTP/1.1 agent's. */
 interface Connection {
-  send(id: number, dueAt: number): void;
+  send(request: Request): void;
 }
 
-function settle(dueAt: number, failure: string | null): void {
-  latencies.push(epoch() - dueAt);
+function settle([, dueAt, measured]: Request, failure: string | null): void {
+  if (measured) latencies.push(epoch() - dueAt);
   if (failure === null) ok++;
   else {
     failed++;
@@ -76,10 +91,10 @@ function settle(dueAt: number, failure: string | null): void {
 }
 
 /** Sends on an idle socket, or opens one (up to `connections`) and sends when it connects. */
-function dispatch(id: number, dueAt: number): void {
+function dispatch(request: Request): void {
   const connection = idle.pop();
-  if (connection) return connection.send(id, dueAt);
-  backlog.push([id, dueAt]);
+  if (connection) return connection.send(request);
+  backlog.push(request);
   if (open < load.connections) openConnection();
 }
 
@@ -87,18 +102,18 @@ function openConnection(): void {
   open++;
   const socket: Socket = connect({ host: target.hostname, port: Number(target.port) });
   socket.setNoDelay(true);
-  let inFlight: number | null = null;
+  let inFlight: Request | null = null;
   let connected = false;
   const connection: Connection = {
-    send(id, dueAt) {
-      inFlight = dueAt;
-      socket.write(Buffer.from(template.fill(id)));
+    send(request) {
+      inFlight = request;
+      socket.write(Buffer.from(template.fill(request[0])));
       lastSendAt = epoch();
     },
   };
   const next = () => {
     const waiting = backlog.shift();
-    if (waiting) connection.send(...waiting);
+    if (waiting) connection.send(waiting);
     else idle.push(connection);
   };
   socket.once('connect', () => {
@@ -108,9 +123,9 @@ function openConnection(): void {
   onAnswers(socket, (status) => {
     // An answer on an idle socket (the server timing it out): the socket leaves the pool.
     if (inFlight === null) return void socket.destroy();
-    const dueAt = inFlight;
+    const request = inFlight;
     inFlight = null;
-    settle(dueAt, status === 200 ? null : `HTTP ${status}`);
+    settle(request, status === 200 ? null : `HTTP ${status}`);
     next();
   });
   socket.setTimeout(10_000, () => {
@@ -119,7 +134,7 @@ function openConnection(): void {
   socket.on('error', (error) => {
     // A socket that never connected fails the request it was opened for: with the server
     // gone, every waiting request then fails in turn instead of waiting for good.
-    const failing = inFlight ?? (connected ? undefined : backlog.shift()?.[1]);
+    const failing = inFlight ?? (connected ? undefined : backlog.shift());
     if (failing !== undefined) settle(failing, error.message);
     inFlight = null;
   });
@@ -133,14 +148,17 @@ function openConnection(): void {
 }
 
 const start = epoch() + 20;
+/** When the first measured request is due. */
+const measuredStart = start + leadInTotal * intervalMs;
 const tick = () => {
   const now = epoch();
   while (sent < total && start + sent * intervalMs <= now) {
-    const id = load.idBase + sent;
     const dueAt = start + sent * intervalMs;
-    due.push([id, dueAt]);
+    const measured = sent >= leadInTotal;
+    const id = measured ? load.idBase + (sent - leadInTotal) : (load.leadIn?.idBase ?? 0) + sent;
+    if (measured) due.push([id, dueAt]);
     sent++;
-    dispatch(id, dueAt);
+    dispatch([id, dueAt, measured]);
   }
   if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - epoch()));
 };
@@ -150,13 +168,14 @@ await done;
 latencies.sort((a, b) => a - b);
 const at = (q: number) =>
   latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-const sendingSec = (lastSendAt - start) / 1000 + intervalMs / 1000;
+const sendingSec = (lastSendAt - measuredStart) / 1000 + intervalMs / 1000;
 const output: PacedResult = {
-  sent,
+  sent: sent - leadInTotal,
+  leadInSent: leadInTotal,
   ok,
   failed,
   failures,
-  offeredRps: Math.round(sent / Math.max(sendingSec, 1e-3)),
+  offeredRps: Math.round((sent - leadInTotal) / Math.max(sendingSec, 1e-3)),
   durationSec: load.durationSec,
   p50_ms: round(at(0.5)),
   p99_ms: round(at(0.99)),
