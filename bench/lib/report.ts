@@ -2,7 +2,7 @@ import type { ScaleSummary } from '../scenarios/scale.js';
 import type { SweepSummary } from '../scenarios/sweep.js';
 import type { BareWorkerSummary } from '../scenarios/workerBare.js';
 import type { E2eCpu } from './e2eCpu.js';
-import type { E2eSummary } from '../scenarios/e2e.js';
+import { P99_WINDOW_SEC, type E2eSummary } from '../scenarios/e2e.js';
 import type { LanesSummary } from '../scenarios/lanes.js';
 import type { Variant } from '../scenarios/servers.js';
 import type { ThroughputSummary } from '../scenarios/throughput.js';
@@ -192,7 +192,7 @@ export function printTable(results: Results): void {
           : ''),
     );
     if (e2e.p99_ms_by_window) {
-      lines.push(`  p99 ms by 2 s of the run: ${e2e.p99_ms_by_window.join(', ')}`);
+      lines.push(`  p99 ms by ${P99_WINDOW_SEC} s of the run: ${e2e.p99_ms_by_window.join(', ')}`);
     }
     if (e2e.cpu) lines.push(`  ${e2eCpuLine(e2e.cpu)}`);
   }
