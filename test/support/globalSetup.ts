@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
@@ -6,7 +9,9 @@ import type { TestProject } from 'vitest/node';
 /**
  * Finds Postgres and Redis for the tests: TEST_DATABASE_URL / TEST_REDIS_URL when set, else the
  * local defaults when they answer, else containers (on machines with Docker). Also builds dist/
- * once, for the tests that run bin/paymirror as a user would.
+ * once, for the tests that run bin/paymirror as a user would, and gives the run a temporary
+ * directory of its own (TMPDIR, which the test processes and what they start inherit), removed
+ * at the end: spools, dotenv files and Redis's RDB files leave nothing behind.
  */
 const LOCAL_DATABASE = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOCAL_REDIS = 'redis://127.0.0.1:6379';
@@ -14,6 +19,7 @@ const LOCAL_REDIS = 'redis://127.0.0.1:6379';
 const stops: (() => Promise<unknown>)[] = [];
 
 export async function setup(project: TestProject): Promise<void> {
+  useRunTemporaryDirectory();
   const databaseUrl =
     process.env.TEST_DATABASE_URL ??
     ((await postgresAnswers(LOCAL_DATABASE)) ? LOCAL_DATABASE : await startPostgresContainer());
@@ -28,6 +34,17 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await Promise.all(stops.map((stop) => stop()));
+}
+
+function useRunTemporaryDirectory(): void {
+  const before = process.env.TMPDIR;
+  const dir = mkdtempSync(join(tmpdir(), 'paymirror-tests-'));
+  process.env.TMPDIR = dir;
+  stops.push(async () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 async function postgresAnswers(url: string): Promise<boolean> {
