@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -39,6 +39,8 @@ export async function teardown(): Promise<void> {
 function useRunTemporaryDirectory(): void {
   const before = process.env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'paymirror-tests-'));
+  // As /tmp's own mode: a process that drops root (PgBouncer runs as postgres) still reaches it.
+  chmodSync(dir, 0o1777);
   process.env.TMPDIR = dir;
   stops.push(async () => {
     if (before === undefined) delete process.env.TMPDIR;
