@@ -52,8 +52,7 @@ const load = JSON.parse(process.argv[2] ?? '{}') as PacedLoad;
 const target = new URL(load.url);
 const template = postbackRequestTemplate(target.host);
 const leadInTotal = Math.round(load.rate * (load.leadIn?.durationSec ?? 0));
-const measuredTotal = Math.round(load.rate * load.durationSec);
-const total = leadInTotal + measuredTotal;
+const total = leadInTotal + Math.round(load.rate * load.durationSec);
 const intervalMs = 1000 / load.rate;
 const epoch = () => performance.timeOrigin + performance.now();
 
@@ -65,10 +64,8 @@ const failures: Record<string, number> = {};
 let sent = 0;
 let answered = 0;
 let lastSendAt = 0;
-/** A request: its sale id, when it was due, and whether it is measured (not the lead-in). */
-type Request = readonly [id: number, dueAt: number, measured: boolean];
-/** Due requests no socket was free for, oldest first. */
-const backlog: Request[] = [];
+/** Due requests no socket was free for, oldest first: [sale id, due at]. */
+const backlog: [number, number][] = [];
 /** Sockets waiting for a request, the last used on top (node:http's agent's order). */
 const idle: Connection[] = [];
 let open = 0;
@@ -77,11 +74,11 @@ const done = new Promise<void>((resolve) => (finish = resolve));
 
 /** One keep-alive socket: one request at a time (no pipelining), as an HTTP/1.1 agent's. */
 interface Connection {
-  send(request: Request): void;
+  send(id: number, dueAt: number): void;
 }
 
-function settle([, dueAt, measured]: Request, failure: string | null): void {
-  if (measured) latencies.push(epoch() - dueAt);
+function settle(dueAt: number, failure: string | null): void {
+  if (dueAt >= measuredStart) latencies.push(epoch() - dueAt);
   if (failure === null) ok++;
   else {
     failed++;
@@ -91,10 +88,10 @@ function settle([, dueAt, measured]: Request, failure: string | null): void {
 }
 
 /** Sends on an idle socket, or opens one (up to `connections`) and sends when it connects. */
-function dispatch(request: Request): void {
+function dispatch(id: number, dueAt: number): void {
   const connection = idle.pop();
-  if (connection) return connection.send(request);
-  backlog.push(request);
+  if (connection) return connection.send(id, dueAt);
+  backlog.push([id, dueAt]);
   if (open < load.connections) openConnection();
 }
 
@@ -102,18 +99,18 @@ function openConnection(): void {
   open++;
   const socket: Socket = connect({ host: target.hostname, port: Number(target.port) });
   socket.setNoDelay(true);
-  let inFlight: Request | null = null;
+  let inFlight: number | null = null;
   let connected = false;
   const connection: Connection = {
-    send(request) {
-      inFlight = request;
-      socket.write(Buffer.from(template.fill(request[0])));
+    send(id, dueAt) {
+      inFlight = dueAt;
+      socket.write(Buffer.from(template.fill(id)));
       lastSendAt = epoch();
     },
   };
   const next = () => {
     const waiting = backlog.shift();
-    if (waiting) connection.send(waiting);
+    if (waiting) connection.send(...waiting);
     else idle.push(connection);
   };
   socket.once('connect', () => {
@@ -123,9 +120,9 @@ function openConnection(): void {
   onAnswers(socket, (status) => {
     // An answer on an idle socket (the server timing it out): the socket leaves the pool.
     if (inFlight === null) return void socket.destroy();
-    const request = inFlight;
+    const dueAt = inFlight;
     inFlight = null;
-    settle(request, status === 200 ? null : `HTTP ${status}`);
+    settle(dueAt, status === 200 ? null : `HTTP ${status}`);
     next();
   });
   socket.setTimeout(10_000, () => {
@@ -134,7 +131,7 @@ function openConnection(): void {
   socket.on('error', (error) => {
     // A socket that never connected fails the request it was opened for: with the server
     // gone, every waiting request then fails in turn instead of waiting for good.
-    const failing = inFlight ?? (connected ? undefined : backlog.shift());
+    const failing = inFlight ?? (connected ? undefined : backlog.shift()?.[1]);
     if (failing !== undefined) settle(failing, error.message);
     inFlight = null;
   });
@@ -148,7 +145,7 @@ function openConnection(): void {
 }
 
 const start = epoch() + 20;
-/** When the first measured request is due. */
+/** When the first measured request is due: the lead-in's are due before. */
 const measuredStart = start + leadInTotal * intervalMs;
 const tick = () => {
   const now = epoch();
@@ -158,7 +155,7 @@ const tick = () => {
     const id = measured ? load.idBase + (sent - leadInTotal) : (load.leadIn?.idBase ?? 0) + sent;
     if (measured) due.push([id, dueAt]);
     sent++;
-    dispatch([id, dueAt, measured]);
+    dispatch(id, dueAt);
   }
   if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - epoch()));
 };
