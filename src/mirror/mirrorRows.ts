@@ -160,7 +160,12 @@ export function namedByInbox(resource: 'sale' | 'withdrawal', inboxEventIds: SQL
                      select resource_type, resource_id from inbox_events
                       where id = any(${inboxEventIds}))
                    select resource_id from named
-                    where resource_type = ${sql.raw(`'${resource}'`)} and resource_id is not null)`;
+                    where ${resourceTypeIs(resource)} and resource_id is not null)`;
+}
+
+/** `resource_type = 'sale'` (or `'withdrawal'`), the kind written as a literal, not a parameter. */
+export function resourceTypeIs(resource: 'sale' | 'withdrawal'): SQL {
+  return sql.raw(`resource_type = '${resource}'`);
 }
 
 /**

@@ -5,7 +5,7 @@ import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
 import type { FieldDifference } from './compareFields.js';
 import { recordKey, type ChangeContext } from './inputs.js';
-import { namedByInbox } from './mirrorRows.js';
+import { namedByInbox, resourceTypeIs } from './mirrorRows.js';
 import { executeQuery } from '../db/driverQuery.js';
 
 type HistoryRow = typeof statusHistory.$inferInsert;
@@ -79,9 +79,7 @@ export class MirrorWrites {
   ): Promise<void> {
     const branches = (['sale', 'withdrawal'] as const).flatMap((resource) => {
       const named = ids[resource];
-      return named
-        ? [sql`(resource_type = ${sql.raw(`'${resource}'`)} and resource_id = any(${named}))`]
-        : [];
+      return named ? [sql`(${resourceTypeIs(resource)} and resource_id = any(${named}))`] : [];
     });
     if (branches.length === 0) return;
     const rows = await executeQuery<{
