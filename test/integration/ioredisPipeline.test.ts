@@ -1,5 +1,6 @@
+import { Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestQueuePrefix, type TestQueuePrefix } from '../support/services.js';
 
 // patches/ioredis+5.11.1.patch: a pipeline's length is a getter on the class, not an accessor
@@ -8,7 +9,8 @@ import { createTestQueuePrefix, type TestQueuePrefix } from '../support/services
 // session 18). The length must read as before, for a pipeline and for a MULTI. And a client's
 // custom commands (BullMQ's scripts) reach its pipelines through a class made per client and
 // command set, not copied onto each pipeline (session 19): a pipeline must still run the
-// client's current commands, those defined after an earlier pipeline included.
+// client's current commands, those defined after an earlier pipeline included. And commands sent
+// together, outside a pipeline, leave in one socket write (session 21).
 describe('ioredis pipelines', () => {
   let redis: TestQueuePrefix;
   let client: Redis;
@@ -72,5 +74,24 @@ describe('ioredis pipelines', () => {
     } finally {
       scripted.disconnect();
     }
+  });
+
+  it('send the commands of one turn in one socket write, each with its own answer', async () => {
+    const key = `${redis.prefix}:corked`;
+    await client.ping();
+    const writes = [vi.spyOn(Socket.prototype, '_write'), vi.spyOn(Socket.prototype, '_writev')];
+    let answers: unknown[];
+    try {
+      // As BullMQ's jobs finish at once: one command each, in promise reactions of one turn.
+      answers = await Promise.all(
+        Array.from({ length: 20 }, () => Promise.resolve().then(() => client.incr(key))),
+      );
+      expect(writes.reduce((sum, write) => sum + write.mock.calls.length, 0)).toBe(1);
+    } finally {
+      writes.forEach((write) => write.mockRestore());
+    }
+    expect(answers).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
+    // A command sent on its own still leaves at once, without waiting for another.
+    expect(await client.get(key)).toBe('20');
   });
 });
