@@ -39,16 +39,15 @@ export async function startNotFoundGateway(): Promise<NotFoundGateway> {
   };
 }
 
-/** Sends `count` unconfirmed webhooks (ids from `firstId`), 100 at a time. */
-export async function sendUnconfirmedWebhooks(
-  url: string,
-  count: number,
-  firstId: number,
-): Promise<void> {
+/** The unconfirmed webhooks' sale ids start here, above every measured postback's. */
+export const UNCONFIRMED_WEBHOOK_FIRST_ID = 800_000_000;
+
+/** Sends `count` unconfirmed webhooks (ids from UNCONFIRMED_WEBHOOK_FIRST_ID), 100 at a time. */
+export async function sendUnconfirmedWebhooks(url: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += 100) {
     await Promise.all(
       Array.from({ length: Math.min(100, count - first) }, (_, i) =>
-        sendWebhook(url, firstId + first + i),
+        sendWebhook(url, UNCONFIRMED_WEBHOOK_FIRST_ID + first + i),
       ),
     );
   }

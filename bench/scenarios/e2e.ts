@@ -9,6 +9,7 @@ import { e2eCpu, markCpu, type E2eCpu } from '../lib/e2eCpu.js';
 import {
   pendingWebhooks,
   sendUnconfirmedWebhooks,
+  UNCONFIRMED_WEBHOOK_FIRST_ID,
   startNotFoundGateway,
 } from '../lib/unconfirmedWebhooks.js';
 import { waitUntilApplied } from './applied.js';
@@ -81,7 +82,7 @@ export async function measureE2e(
       servers.push(await startPaymirrorProcess('e2e-worker', 'worker,scheduler', services, env));
     }
     const url = servers[0]?.url ?? '';
-    if (flooded) await sendUnconfirmedWebhooks(url, options.floodWebhooks, 800_000_000);
+    if (flooded) await sendUnconfirmedWebhooks(url, options.floodWebhooks);
     const load = { url, rate: plan.e2eRate, connections: plan.connections };
     // Warm-up at the same rate, on other sale ids, applied before the measured run starts.
     await runPaced({ ...load, durationSec: plan.e2eWarmupSec, idBase: WARM_UP_SALE_ID });
@@ -135,7 +136,7 @@ async function latencies(services: ScenarioServices, result: PacedResult) {
              extract(epoch from received_at) * 1000 as received_ms,
              extract(epoch from processed_at) * 1000 as processed_ms
         from inbox_events
-       where resource_id < 800000000 and channel = 'postback' and processed_at is not null`,
+       where resource_id < ${UNCONFIRMED_WEBHOOK_FIRST_ID} and channel = 'postback' and processed_at is not null`,
   );
   const due = new Map(result.due);
   const firstDue = result.due[0]?.[1] ?? 0;

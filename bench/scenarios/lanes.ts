@@ -40,7 +40,7 @@ export async function measureLanes(plan: Plan): Promise<LanesSummary> {
   try {
     server = await startPaymirrorProcess('lanes', 'all', services, gateway.env);
     const url = server.url;
-    await sendUnconfirmedWebhooks(url, webhooks, 800_000_000);
+    await sendUnconfirmedWebhooks(url, webhooks);
     const latencies: number[] = [];
     for (let i = 0; i < postbacks; i += 1) {
       latencies.push(await postbackToApplied(url, services.databaseUrl, 700_000_000 + i));
