@@ -72,9 +72,19 @@ let open = 0;
 let finish: () => void = () => {};
 const done = new Promise<void>((resolve) => (finish = resolve));
 
+/**
+ * Sockets idle this long are closed, not reused: node's HTTP server closes a keep-alive socket
+ * idle 5 s, and a request written as it does so fails (ECONNRESET). Idle sockets are reused
+ * last-used first, so at 500/s the ones at the bottom of the stack do sit idle that long.
+ */
+const IDLE_CLOSE_MS = 4000;
+
 /** One keep-alive socket: one request at a time (no pipelining), as an HTTP/1.1 agent's. */
 interface Connection {
+  /** When it last became idle (epoch ms). */
+  idleSince: number;
   send(id: number, dueAt: number): void;
+  close(): void;
 }
 
 function settle(dueAt: number, failure: string | null): void {
@@ -89,8 +99,10 @@ function settle(dueAt: number, failure: string | null): void {
 
 /** Sends on an idle socket, or opens one (up to `connections`) and sends when it connects. */
 function dispatch(id: number, dueAt: number): void {
-  const connection = idle.pop();
-  if (connection) return connection.send(id, dueAt);
+  for (let connection = idle.pop(); connection; connection = idle.pop()) {
+    if (epoch() - connection.idleSince < IDLE_CLOSE_MS) return connection.send(id, dueAt);
+    connection.close();
+  }
   backlog.push([id, dueAt]);
   if (open < load.connections) openConnection();
 }
@@ -102,16 +114,19 @@ function openConnection(): void {
   let inFlight: number | null = null;
   let connected = false;
   const connection: Connection = {
+    idleSince: 0,
     send(id, dueAt) {
       inFlight = dueAt;
       socket.write(Buffer.from(template.fill(id)));
       lastSendAt = epoch();
     },
+    close: () => socket.destroy(),
   };
   const next = () => {
     const waiting = backlog.shift();
-    if (waiting) connection.send(...waiting);
-    else idle.push(connection);
+    if (waiting) return connection.send(...waiting);
+    connection.idleSince = epoch();
+    idle.push(connection);
   };
   socket.once('connect', () => {
     connected = true;
