@@ -17,6 +17,13 @@ export interface BatchedStoreOptions extends StoreOptions {
   readonly maxWaitMs?: number;
   /** Statements in flight at once (default: no limit); see createMicroBatcher. */
   readonly maxInFlight?: number;
+  /**
+   * Most body bytes in one statement (default 16 MiB); a batch over it is stored delivery by
+   * delivery. The bodies travel as one bytea parameter, which postgres.js sends as hex text:
+   * 64 bodies at the largest BODY_LIMIT_BYTES would make a string longer than V8 allows, and
+   * postgres.js, failing to serialize it, fails the query in flight on that connection instead.
+   */
+  readonly maxBodyBytes?: number;
   /** Told when a batch statement failed (its deliveries are then stored one by one). */
   readonly onBatchFailure?: (error: unknown, size: number) => void;
   /**
@@ -63,9 +70,13 @@ export function createBatchedStore(sql: Sql, options: BatchedStoreOptions): Batc
   return { store: (delivery) => batcher.add(delivery), close: () => batcher.close() };
 }
 
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 /** Settles every caller of the batch; never rejects. */
 async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptions): Promise<void> {
-  if (batch.length === 1) return storeOneByOne(sql, batch, options);
+  if (batch.length === 1 || bodyBytes(batch) > (options.maxBodyBytes ?? MAX_BODY_BYTES)) {
+    return storeOneByOne(sql, batch, options);
+  }
   // One row per logical key: the same key twice in one INSERT … ON CONFLICT is an error.
   const groups = new Map<string, Waiting[]>();
   for (const pending of batch) {
@@ -279,6 +290,12 @@ function keyOf(delivery: Delivery): string {
 function splitKey(key: string): [string, string] {
   const at = key.indexOf('\n');
   return [key.slice(0, at), key.slice(at + 1)];
+}
+
+function bodyBytes(batch: readonly Waiting[]): number {
+  let bytes = 0;
+  for (const pending of batch) bytes += pending.item.rawBody.length;
+  return bytes;
 }
 
 function firstDelivery(group: readonly Waiting[] | undefined): Delivery {

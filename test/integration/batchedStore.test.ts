@@ -183,6 +183,33 @@ describe('createBatchedStore', () => {
     expect(row).toEqual({ delivery_count: 2 });
   });
 
+  it('stores a batch whose bodies pass maxBodyBytes delivery by delivery', async () => {
+    const batchOf = (namespace: number) =>
+      [0, 1, 2].map((key) =>
+        materialize({ key, channel: 'postback', understood: true, variant: 0 }, namespace),
+      );
+    const bytes = batchOf(9100).reduce((sum, d) => sum + d.rawBody.length, 0);
+    /** How many transactions stored one batch of three. */
+    const transactions = async (namespace: number, maxBodyBytes: number) => {
+      const store = createBatchedStore(sql(), {
+        ...WINDOW,
+        maxBatch: 3,
+        maxWaitMs: 1000,
+        maxBodyBytes,
+      });
+      const answers = await Promise.all(batchOf(namespace).map((d) => store.store(d)));
+      await store.close();
+      expect(answers.map((a) => a.kind)).toEqual(['accepted', 'accepted', 'accepted']);
+      // The rows one statement inserted share its transaction id; rows stored one by one do not.
+      const [row] = await sql()<{ n: number }[]>`
+        select count(distinct xmin::text)::int as n from inbox_events
+         where id = any(${answers.map((a) => a.id)})`;
+      return row?.n;
+    };
+    expect(await transactions(9101, bytes)).toBe(1);
+    expect(await transactions(9102, bytes - 1)).toBe(3);
+  });
+
   it('a row Postgres refuses fails only its own caller', async () => {
     const good = materialize({ key: 1, channel: 'postback', understood: true, variant: 0 }, 9001);
     const other = materialize({ key: 2, channel: 'webhook', understood: true, variant: 0 }, 9001);
