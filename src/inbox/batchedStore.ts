@@ -74,9 +74,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** Settles every caller of the batch; never rejects. */
 async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptions): Promise<void> {
-  if (batch.length === 1 || bodyBytes(batch) > (options.maxBodyBytes ?? MAX_BODY_BYTES)) {
-    return storeOneByOne(sql, batch, options);
-  }
+  if (batch.length === 1) return storeOneByOne(sql, batch, options);
   // One row per logical key: the same key twice in one INSERT … ON CONFLICT is an error.
   const groups = new Map<string, Waiting[]>();
   for (const pending of batch) {
@@ -87,9 +85,14 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
   }
   // Keys are claimed in one order by every batch, so two batches cannot deadlock on them.
   const keys = [...groups.keys()].sort();
+  // The statement inserts one delivery a key: a key's duplicates send no body.
+  const firsts = keys.map((key) => firstDelivery(groups.get(key)));
+  if (bodyBytes(firsts) > (options.maxBodyBytes ?? MAX_BODY_BYTES)) {
+    return storeOneByOne(sql, batch, options);
+  }
   let claims: Map<string, Claim>;
   try {
-    claims = await claimAndInsert(sql, keys, groups, options.dedupeWindowHours);
+    claims = await claimAndInsert(sql, keys, firsts, options.dedupeWindowHours);
   } catch (error) {
     return fallBack(sql, batch, options, error);
   }
@@ -133,15 +136,14 @@ interface Claim {
 /**
  * The multi-row form of storeDelivery's statement. The claim always updates (to the same
  * values inside the window) so that RETURNING names the row of every key, claimed or not;
- * a key is ours when it points at the id drawn for it.
+ * a key is ours when it points at the id drawn for it. `deliveries[i]` is inserted under `keys[i]`.
  */
 async function claimAndInsert(
   sql: Sql,
   keys: readonly string[],
-  groups: ReadonlyMap<string, readonly Waiting[]>,
+  deliveries: readonly Delivery[],
   dedupeWindowHours: number,
 ): Promise<Map<string, Claim>> {
-  const deliveries = keys.map((key) => firstDelivery(groups.get(key)));
   const rows: string[] = [];
   let bodyAt = 0;
   for (const [index, delivery] of deliveries.entries()) {
@@ -292,9 +294,9 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-function bodyBytes(batch: readonly Waiting[]): number {
+function bodyBytes(deliveries: readonly Delivery[]): number {
   let bytes = 0;
-  for (const pending of batch) bytes += pending.item.rawBody.length;
+  for (const delivery of deliveries) bytes += delivery.rawBody.length;
   return bytes;
 }
 
