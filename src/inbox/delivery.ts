@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Channel, Notice } from '../notifications/notification.js';
-import { jsonbText } from '../notifications/jsonbSafe.js';
+import { jsonbTakesAsIs, jsonbText } from '../notifications/jsonbSafe.js';
 import { eventKeyOf, parseNotification } from '../notifications/parseNotification.js';
 
 /** An authenticated delivery, ready to be stored in the inbox. */
@@ -9,8 +9,8 @@ export interface Delivery {
   readonly channel: Channel;
   readonly rawBody: Buffer;
   readonly payload: Record<string, unknown>;
-  /** The payload as JSON text for the jsonb column; null when Postgres could not store it. */
-  readonly payloadJson: string | null;
+  /** What the jsonb column is given. */
+  readonly payloadSource: PayloadSource;
   readonly headers: Record<string, string>;
   readonly sourceAddress: string | null;
   readonly bodySha256: string;
@@ -20,9 +20,21 @@ export interface Delivery {
   readonly quarantineReason: string | null;
 }
 
+/**
+ * Where the inbox row's `payload` (jsonb) comes from: the body's own text, which Postgres parses
+ * (jsonbTakesAsIs: a gateway's body nearly always), or the payload serialised again (JSON.stringify
+ * of the parsed body, checked by jsonbText); or nowhere, when jsonb cannot hold it (the row's
+ * payload is null and the delivery is quarantined).
+ */
+export type PayloadSource =
+  | { readonly kind: 'body' }
+  | { readonly kind: 'json'; readonly json: string }
+  | { readonly kind: 'none'; readonly reason: string };
+
 /** Headers never stored: the signature is a secret-derived value, cookies are not ours. */
 const UNKEPT_HEADERS = new Set(['x-signature', 'authorization', 'cookie', 'x-api-private-key']);
 
+/** `payload` must be what JSON.parse reads from `rawBody` (parseJsonObject). */
 export function buildDelivery(input: {
   channel: Channel;
   rawBody: Buffer;
@@ -31,24 +43,24 @@ export function buildDelivery(input: {
   sourceAddress: string | null;
 }): Delivery {
   const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
+  const payloadSource = payloadSourceOf(input.rawBody, input.payload);
   // What jsonb cannot hold (U+0000, a lone surrogate, deep nesting) is kept as raw bytes and
   // quarantined, never refused and never a 5xx.
-  const payload = jsonbText(input.payload);
-  const payloadJson = payload.ok ? payload.json : null;
-  const parsed = payload.ok
-    ? parseNotification(input.channel, input.payload)
-    : ({ ok: false, reason: `body ${payload.reason}` } as const);
+  const parsed =
+    payloadSource.kind === 'none'
+      ? ({ ok: false, reason: `body ${payloadSource.reason}` } as const)
+      : parseNotification(input.channel, input.payload);
   return {
     channel: input.channel,
     rawBody: input.rawBody,
     payload: input.payload,
-    payloadJson,
+    payloadSource,
     headers: keptHeaders(input.headers),
     sourceAddress: input.sourceAddress,
     bodySha256,
     eventKey: parsed.ok
       ? eventKeyOf(parsed.notice)
-      : quarantineKey(input.payload, payloadJson, bodySha256),
+      : quarantineKey(input.payload, payloadSource, bodySha256),
     notice: parsed.ok ? parsed.notice : null,
     quarantineReason: parsed.ok ? null : parsed.reason,
   };
@@ -61,10 +73,10 @@ export function buildDelivery(input: {
  */
 function quarantineKey(
   payload: Record<string, unknown>,
-  payloadJson: string | null,
+  source: PayloadSource,
   bodySha256: string,
 ): string {
-  let compact = payloadJson;
+  let compact = source.kind === 'json' ? source.json : null;
   if (compact === null) {
     try {
       compact = JSON.stringify(payload) ?? null;
@@ -73,6 +85,19 @@ function quarantineKey(
     }
   }
   return `sha256:${compact === null ? bodySha256 : createHash('sha256').update(compact).digest('hex')}`;
+}
+
+function payloadSourceOf(rawBody: Buffer, payload: Record<string, unknown>): PayloadSource {
+  if (jsonbTakesAsIs(rawBody)) return { kind: 'body' };
+  const text = jsonbText(payload);
+  return text.ok ? { kind: 'json', json: text.json } : { kind: 'none', reason: text.reason };
+}
+
+/** The JSON text whose jsonb is the delivery's payload; null when there is none. */
+export function payloadText(delivery: Delivery): string | null {
+  const source = delivery.payloadSource;
+  if (source.kind === 'body') return delivery.rawBody.toString('utf8');
+  return source.kind === 'json' ? source.json : null;
 }
 
 function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {

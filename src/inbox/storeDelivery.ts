@@ -1,5 +1,5 @@
 import type { Sql } from '../db/client.js';
-import type { Delivery } from './delivery.js';
+import { payloadText, type Delivery } from './delivery.js';
 
 /** Statuses a sale can reach twice (PAGO↔MED, PAGO↔CHARGEBACK). */
 const CYCLE_STATUSES: ReadonlySet<string> = new Set(['PAGO', 'MED', 'CHARGEBACK']);
@@ -118,7 +118,7 @@ function inboxValues(sql: Sql, delivery: Delivery) {
   return sql`
     ${sql('inbox_event_id')}, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
     ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
-    ${delivery.payloadJson}::jsonb, ${delivery.bodySha256}::text,
+    ${payloadText(delivery)}::jsonb, ${delivery.bodySha256}::text,
     ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
     ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
     ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;

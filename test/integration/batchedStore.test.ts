@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBatchedStore } from '../../src/inbox/batchedStore.js';
-import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
+import { buildDelivery, payloadText, type Delivery } from '../../src/inbox/delivery.js';
 import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
 import type { Sql } from '../../src/db/client.js';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
@@ -217,7 +217,11 @@ describe('createBatchedStore', () => {
     const good = materialize({ key: 1, channel: 'postback', understood: true, variant: 0 }, 9001);
     const other = materialize({ key: 2, channel: 'webhook', understood: true, variant: 0 }, 9001);
     // A lone surrogate is valid JSON text but not a jsonb value.
-    const bad: Delivery = { ...good, eventKey: 'sale:999999:PAGO', payloadJson: '{"a":"\\ud800"}' };
+    const bad: Delivery = {
+      ...good,
+      eventKey: 'sale:999999:PAGO',
+      payloadSource: { kind: 'json', json: '{"a":"\\ud800"}' },
+    };
     const failures: number[] = [];
     const store = createBatchedStore(sql(), {
       ...WINDOW,
@@ -234,7 +238,11 @@ describe('createBatchedStore', () => {
 
   it('a failure every delivery would meet is not retried one by one when told so', async () => {
     const good = materialize({ key: 4, channel: 'postback', understood: true, variant: 0 }, 9003);
-    const bad: Delivery = { ...good, eventKey: 'sale:999998:PAGO', payloadJson: '{"a":"\\ud800"}' };
+    const bad: Delivery = {
+      ...good,
+      eventKey: 'sale:999998:PAGO',
+      payloadSource: { kind: 'json', json: '{"a":"\\ud800"}' },
+    };
     const store = createBatchedStore(sql(), {
       ...WINDOW,
       maxBatch: 2,
@@ -378,7 +386,7 @@ describe('createBatchedStore', () => {
           const delivery = deliveries[index];
           if (!delivery || answer.kind === 'duplicate') continue;
           const [row] = await sql()<{ raw_body: Buffer; same_payload: boolean }[]>`
-            select raw_body, payload is not distinct from ${delivery.payloadJson}::jsonb as same_payload
+            select raw_body, payload is not distinct from ${payloadText(delivery)}::jsonb as same_payload
               from inbox_events where id = ${answer.id}`;
           expect(row?.raw_body.equals(delivery.rawBody)).toBe(true);
           expect(row?.same_payload).toBe(true);
