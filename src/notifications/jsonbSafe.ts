@@ -38,6 +38,16 @@ export function jsonbText(value: unknown): JsonbText {
   return { ok: true, json };
 }
 
+/**
+ * Whether what JSON.parse reads from this text certainly holds nothing jsonb refuses, without
+ * serialising it again (jsonbText): too short to nest MAX_JSON_DEPTH deep, well-formed UTF-16,
+ * and without a `\u` escape (U+0000 or a lone surrogate can come from nowhere else). False
+ * means "check the parsed value".
+ */
+export function jsonTextFitsJsonb(text: string): boolean {
+  return text.length < 2 * MAX_JSON_DEPTH && text.isWellFormed() && !text.includes('\\u');
+}
+
 /** Iterative, so the check itself cannot overflow the stack. */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
