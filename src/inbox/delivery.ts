@@ -93,13 +93,6 @@ function payloadSourceOf(rawBody: Buffer, payload: Record<string, unknown>): Pay
   return text.ok ? { kind: 'json', json: text.json } : { kind: 'none', reason: text.reason };
 }
 
-/** The JSON text whose jsonb is the delivery's payload; null when there is none. */
-export function payloadText(delivery: Delivery): string | null {
-  const source = delivery.payloadSource;
-  if (source.kind === 'body') return delivery.rawBody.toString('utf8');
-  return source.kind === 'json' ? source.json : null;
-}
-
 function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/client.js';
-import { payloadText, type Delivery } from './delivery.js';
+import type { Delivery } from './delivery.js';
 
 /** Statuses a sale can reach twice (PAGO↔MED, PAGO↔CHARGEBACK). */
 const CYCLE_STATUSES: ReadonlySet<string> = new Set(['PAGO', 'MED', 'CHARGEBACK']);
@@ -39,7 +39,7 @@ export async function storeDelivery(
       returning inbox_event_id
     )
     insert into inbox_events (${inboxColumns(sql)})
-    select ${inboxValues(sql, delivery)} from claim
+    select ${inboxValues(sql, delivery)} from claim, ${withBody(sql, delivery)}
     returning id`;
   const first = inserted[0];
   if (first) {
@@ -86,7 +86,7 @@ export async function recycleKey(sql: Sql, delivery: Delivery): Promise<number |
       returning d.inbox_event_id
     )
     insert into inbox_events (${inboxColumns(sql)})
-    select ${inboxValues(sql, delivery)} from claim
+    select ${inboxValues(sql, delivery)} from claim, ${withBody(sql, delivery)}
     returning id`;
   return recycled[0] ? Number(recycled[0].id) : null;
 }
@@ -111,14 +111,22 @@ function inboxColumns(sql: Sql) {
     processed_at`;
 }
 
-/** The values of inboxColumns, the id taken from the claim's inbox_event_id. */
+/** The body, sent once: `b.body` is the raw_body, and the payload too when it is its text. */
+function withBody(sql: Sql, delivery: Delivery) {
+  return sql`(select ${delivery.rawBody}::bytea as body) as b`;
+}
+
+/** The values of inboxColumns, the id taken from the claim's inbox_event_id (with withBody). */
 function inboxValues(sql: Sql, delivery: Delivery) {
   const n = delivery.notice;
   const state = n ? 'pending' : 'quarantined';
+  const source = delivery.payloadSource;
   return sql`
     ${sql('inbox_event_id')}, ${delivery.channel}::text, ${n?.kind ?? null}::text, ${n?.id ?? null}::bigint,
-    ${n?.status ?? null}::text, ${delivery.eventKey}::text, ${delivery.rawBody}::bytea,
-    ${payloadText(delivery)}::jsonb, ${delivery.bodySha256}::text,
+    ${n?.status ?? null}::text, ${delivery.eventKey}::text, b.body,
+    case when ${source.kind === 'body'}::boolean then convert_from(b.body, 'UTF8')::jsonb
+         else ${source.kind === 'json' ? source.json : null}::jsonb end,
+    ${delivery.bodySha256}::text,
     ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
     ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
     ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBatchedStore } from '../../src/inbox/batchedStore.js';
-import { buildDelivery, payloadText, type Delivery } from '../../src/inbox/delivery.js';
+import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
 import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
 import type { Sql } from '../../src/db/client.js';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
@@ -340,7 +340,7 @@ describe('createBatchedStore', () => {
     expect(answers[0]).toMatchObject({ reason: { message: expect.stringMatching(/vanished/) } });
   });
 
-  it('stores every body byte for byte, and its payload as storeDelivery does', async () => {
+  it('stores every body byte for byte, and its payload as JSON.parse read it, batched or alone', async () => {
     // Compact bodies (the bytes are the payload's JSON: not sent twice) and everything else:
     // whitespace, escapes JSON.stringify would not write, invalid UTF-8 (read as U+FFFD, so
     // its text can equal the payload's while its bytes do not), what jsonb cannot hold.
@@ -385,11 +385,22 @@ describe('createBatchedStore', () => {
         for (const [index, answer] of answers.entries()) {
           const delivery = deliveries[index];
           if (!delivery || answer.kind === 'duplicate') continue;
-          const [row] = await sql()<{ raw_body: Buffer; same_payload: boolean }[]>`
-            select raw_body, payload is not distinct from ${payloadText(delivery)}::jsonb as same_payload
-              from inbox_events where id = ${answer.id}`;
-          expect(row?.raw_body.equals(delivery.rawBody)).toBe(true);
-          expect(row?.same_payload).toBe(true);
+          // The same delivery under a key of its own, through the single statement.
+          const alone = await storeDelivery(
+            sql(),
+            { ...delivery, eventKey: `${delivery.eventKey}:alone` },
+            WINDOW,
+          );
+          // What JSON.parse read from the body; null where jsonb cannot hold it.
+          const expected =
+            delivery.payloadSource.kind === 'none' ? null : JSON.stringify(delivery.payload);
+          for (const id of [answer.id, alone.id]) {
+            const [row] = await sql()<{ raw_body: Buffer; same_payload: boolean }[]>`
+              select raw_body, payload is not distinct from ${expected}::jsonb as same_payload
+                from inbox_events where id = ${id}`;
+            expect(row?.raw_body.equals(delivery.rawBody)).toBe(true);
+            expect(row?.same_payload).toBe(true);
+          }
         }
       }),
       { numRuns: 60 },
