@@ -8,20 +8,17 @@ import { isUtf8 } from 'node:buffer';
  */
 export const MAX_JSON_DEPTH = 256;
 
-/**
- * An escape JSON.stringify writes only for U+0000 and lone surrogates (well-formed pairs are
- * written as characters), and only when its backslash is not itself escaped: `\\u0000` is a
- * backslash followed by text, which jsonb stores fine.
- */
-const UNSTORABLE_ESCAPE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/;
+const UNSTORABLE_STRING = 'contains U+0000 or a lone UTF-16 surrogate, which jsonb cannot store';
 
 export type JsonbText = { ok: true; json: string } | { ok: false; reason: string };
 
-/** The JSON text of `value` for a jsonb column, or why jsonb cannot hold it. Never throws. */
+/**
+ * The JSON text of `value` (as JSON.parse makes them) for a jsonb column, or why jsonb cannot
+ * hold it. Never throws.
+ */
 export function jsonbText(value: unknown): JsonbText {
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
-    return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
-  }
+  const reason = unstorableIn(value);
+  if (reason !== null) return { ok: false, reason };
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -29,37 +26,41 @@ export function jsonbText(value: unknown): JsonbText {
     return { ok: false, reason: `not serialisable as JSON: ${(error as Error).message}` };
   }
   if (json === undefined) return { ok: false, reason: 'not a JSON value' };
-  if (UNSTORABLE_ESCAPE.test(json)) {
-    return {
-      ok: false,
-      reason: 'contains U+0000 or a lone UTF-16 surrogate, which jsonb cannot store',
-    };
-  }
   return { ok: true, json };
 }
 
-/**
- * Whether what JSON.parse reads from this text certainly holds nothing jsonb refuses, without
- * serialising it again (jsonbText): too short to nest MAX_JSON_DEPTH deep, well-formed UTF-16,
- * and without a `\u` escape (U+0000 or a lone surrogate can come from nowhere else). False
- * means "check the parsed value".
- */
-export function jsonTextFitsJsonb(text: string): boolean {
-  return text.length < 2 * MAX_JSON_DEPTH && text.isWellFormed() && !text.includes('\\u');
+/** Whether jsonb can hold `value` (as JSON.parse makes them), without serialising it. */
+export function jsonbHolds(value: unknown): boolean {
+  return unstorableIn(value) === null;
 }
 
-/** Iterative, so the check itself cannot overflow the stack. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [current, depth] = next;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/**
+ * Why jsonb cannot hold the value, or null: nested too deep, or a string (a key too) with U+0000
+ * or a lone surrogate. Recursive, but never deeper than MAX_JSON_DEPTH.
+ */
+function unstorableIn(value: unknown, depth = 0): string | null {
+  if (typeof value === 'string') return storableString(value) ? null : UNSTORABLE_STRING;
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth >= MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
+  if (Array.isArray(value)) {
+    for (const child of value as unknown[]) {
+      const reason = unstorableIn(child, depth + 1);
+      if (reason !== null) return reason;
     }
+    return null;
   }
-  return false;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    if (!storableString(key)) return UNSTORABLE_STRING;
+    const reason = unstorableIn(record[key], depth + 1);
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
+function storableString(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
 }
 
 /** Digits a number may have and still be taken as written: numeric holds 16,383 after the point. */

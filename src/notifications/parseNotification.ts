@@ -12,7 +12,7 @@ import {
   type SaleStatus,
 } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
-import { jsonTextFitsJsonb, jsonbText } from './jsonbSafe.js';
+import { jsonbHolds } from './jsonbSafe.js';
 import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
 import {
   saleNotificationWire,
@@ -126,7 +126,7 @@ function parseShipping(value: string | Record<string, unknown> | null | undefine
   } catch {
     return value;
   }
-  return jsonTextFitsJsonb(value) || jsonbText(parsed).ok ? parsed : value;
+  return jsonbHolds(parsed) ? parsed : value;
 }
 
 function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
