@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildDelivery } from '../../src/inbox/delivery.js';
+import { parseJsonObject } from '../../src/ingress/rawBody.js';
 import { MAX_JSON_DEPTH, jsonbTakesAsIs } from '../../src/notifications/jsonbSafe.js';
+import { postbackBody } from '../support/fixtures.js';
 import { useTestDatabase } from '../support/services.js';
 
 // The ingress sends a body Postgres can take as it is for the jsonb column instead of the
@@ -54,6 +57,21 @@ describe('jsonbTakesAsIs', () => {
     for (const json of bodies) {
       expect(jsonbTakesAsIs(text(json)), json).toBe(true);
       expect((await storedBoth(text(json))).same, json).toBe(true);
+    }
+  });
+
+  it("is how a gateway's postback reaches the jsonb column, compact or not", () => {
+    const payload = postbackBody({ id: 4242, status: 'PAGO' });
+    for (const body of [JSON.stringify(payload), JSON.stringify(payload, null, 2)]) {
+      const rawBody = text(body);
+      const delivery = buildDelivery({
+        channel: 'postback',
+        rawBody,
+        payload: parseJsonObject(rawBody) ?? {},
+        headers: {},
+        sourceAddress: null,
+      });
+      expect(delivery.payloadSource).toEqual({ kind: 'body' });
     }
   });
 
