@@ -17,24 +17,30 @@ beforeAll(async () => {
     preload,
     "import v8 from 'node:v8';\n" +
       'process.stderr.write(`heap limit MB ${v8.getHeapStatistics().heap_size_limit / 2 ** 20}\\n`);\n' +
-      'process.stderr.write(`malloc arenas ${process.env.MALLOC_ARENA_MAX ?? "unset"}\\n`);\n',
+      'process.stderr.write(`malloc arenas ${process.env.MALLOC_ARENA_MAX ?? "unset"}\\n`);\n' +
+      'process.stderr.write(`node flags ${process.execArgv.join(" ")}\\n`);\n',
   );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** What node was started with by bin/paymirror: its heap limit and glibc's arena limit. */
+/** What node was started with by bin/paymirror: its heap limit, flags and glibc's arena limit. */
 async function startedWith(
   env: Record<string, string>,
-): Promise<{ heapLimitMb: number; mallocArenas: string }> {
+): Promise<{ heapLimitMb: number; mallocArenas: string; nodeFlags: string[] }> {
   // bin/paymirror runs the node on PATH: the one running this suite (CI runs it on 22 and 24).
   const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
   const run = runCli(['--version'], { PATH: path, NODE_OPTIONS: `--import=${preload}`, ...env });
   const [, limit] = await run.waitForOutput(/heap limit MB (\d+)/);
   const [, arenas] = await run.waitForOutput(/malloc arenas (\S+)/);
+  const [, flags] = await run.waitForOutput(/node flags (.*)/);
   expect((await run.exited).code).toBe(0);
-  return { heapLimitMb: Number(limit), mallocArenas: arenas ?? '' };
+  return {
+    heapLimitMb: Number(limit),
+    mallocArenas: arenas ?? '',
+    nodeFlags: (flags ?? '').split(' '),
+  };
 }
 
 describe('the heap sizes bin/paymirror starts node with', () => {
@@ -48,6 +54,17 @@ describe('the heap sizes bin/paymirror starts node with', () => {
       PAYMIRROR_MAX_OLD_SPACE_MB: '1024',
     });
     expect(started.heapLimitMb).toBe(1024 + 3 * 8);
+  });
+});
+
+// At V8's own growth (about 1.4x at a 512 MB limit) an ingress under load ran 20-30 full
+// collections in 10 s; at 1.7x, 7-10 (bench/PERFORMANCE.md).
+describe('how far bin/paymirror lets the old generation grow between full collections', () => {
+  it('70 % by default, PAYMIRROR_HEAP_GROWING_PERCENT when set', async () => {
+    expect((await startedWith({})).nodeFlags).toContain('--heap-growing-percent=70');
+    expect((await startedWith({ PAYMIRROR_HEAP_GROWING_PERCENT: '100' })).nodeFlags).toContain(
+      '--heap-growing-percent=100',
+    );
   });
 });
 
