@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { rssMb, spawnChild, waitForHttp, type Child } from './processes.js';
@@ -62,8 +62,10 @@ export function paymirrorEnv(services: ScenarioServices, port: number): Record<s
 
 /**
  * `bin/paymirror start --role <roles>`, as an operator runs it (built dist/), from this checkout
- * or from `root` (a baseline checkout). With node flags (a CPU profile), the node command
- * bin/paymirror execs, with the flags added.
+ * or from `root` (a baseline checkout). Node flags (a CPU profile) go through
+ * PAYMIRROR_NODE_FLAGS, so the process keeps the heap flags bin/paymirror starts node with: a
+ * profiled ingress without them ran three times as many full GCs as the one the bench measures.
+ * A baseline whose bin/paymirror predates PAYMIRROR_NODE_FLAGS runs node itself, without them.
  */
 export async function startPaymirrorProcess(
   name: string,
@@ -75,17 +77,24 @@ export async function startPaymirrorProcess(
 ): Promise<Server> {
   const port = await freePort();
   const args = ['start', '--role', roles];
-  const [command, commandArgs] =
-    nodeFlags.length === 0
-      ? [`${root}bin/paymirror`, args]
-      : [process.execPath, [...nodeFlags, '--enable-source-maps', cliEntry(root), ...args]];
+  const bin = `${root}bin/paymirror`;
+  const throughBin = nodeFlags.length === 0 || readFileSync(bin, 'utf8').includes(NODE_FLAGS_VAR);
+  const [command, commandArgs] = throughBin
+    ? [bin, args]
+    : [process.execPath, [...nodeFlags, '--enable-source-maps', cliEntry(root), ...args]];
   const child = spawnChild(name, command, commandArgs, {
     cwd: root,
-    env: { ...paymirrorEnv(services, port), ...extraEnv },
+    env: {
+      ...paymirrorEnv(services, port),
+      ...(nodeFlags.length > 0 ? { [NODE_FLAGS_VAR]: nodeFlags.join(' ') } : {}),
+      ...extraEnv,
+    },
     echoStderr: true,
   });
   return ready(child, port, services.databaseUrl);
 }
+
+const NODE_FLAGS_VAR = 'PAYMIRROR_NODE_FLAGS';
 
 /** The bundle bin/paymirror runs; a --baseline checkout from before the bundle has main.js. */
 function cliEntry(root: string): string {

@@ -68,6 +68,16 @@ describe('how far bin/paymirror lets the old generation grow between full collec
   });
 });
 
+describe('PAYMIRROR_NODE_FLAGS', () => {
+  it('adds node flags beside the heap flags (a CPU profile of the process as it runs)', async () => {
+    const flags = (await startedWith({ PAYMIRROR_NODE_FLAGS: '--stack-size=900  --no-warnings' }))
+      .nodeFlags;
+    expect(flags).toEqual(expect.arrayContaining(['--stack-size=900', '--no-warnings']));
+    expect(flags).toContain('--heap-growing-percent=70');
+    expect(flags).toContain('--max-old-space-size=512');
+  });
+});
+
 describe('the malloc arenas bin/paymirror starts node with', () => {
   it('two by default, an operator’s MALLOC_ARENA_MAX when set', async () => {
     expect((await startedWith({})).mallocArenas).toBe('2');
