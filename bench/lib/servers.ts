@@ -64,7 +64,7 @@ export function paymirrorEnv(services: ScenarioServices, port: number): Record<s
  * `bin/paymirror start --role <roles>`, as an operator runs it (built dist/), from this checkout
  * or from `root` (a baseline checkout). Node flags (a CPU profile) go through
  * PAYMIRROR_NODE_FLAGS, so the process keeps the heap flags bin/paymirror starts node with: a
- * profiled ingress without them ran three times as many full GCs as the one the bench measures.
+ * profiled ingress without them ran a fraction of the full GCs of the one the bench measures.
  * A baseline whose bin/paymirror predates PAYMIRROR_NODE_FLAGS runs node itself, without them.
  */
 export async function startPaymirrorProcess(
