@@ -65,7 +65,8 @@ export function paymirrorEnv(services: ScenarioServices, port: number): Record<s
  * or from `root` (a baseline checkout). Node flags (a CPU profile) go through
  * PAYMIRROR_NODE_FLAGS, so the process keeps the heap flags bin/paymirror starts node with: a
  * profiled ingress without them ran a fraction of the full GCs of the one the bench measures.
- * A baseline whose bin/paymirror predates PAYMIRROR_NODE_FLAGS runs node itself, without them.
+ * A baseline whose bin/paymirror predates PAYMIRROR_NODE_FLAGS, or a flag with a space in it,
+ * runs node itself, without them.
  */
 export async function startPaymirrorProcess(
   name: string,
@@ -78,7 +79,11 @@ export async function startPaymirrorProcess(
   const port = await freePort();
   const args = ['start', '--role', roles];
   const bin = `${root}bin/paymirror`;
-  const throughBin = nodeFlags.length === 0 || readFileSync(bin, 'utf8').includes(NODE_FLAGS_VAR);
+  // bin/paymirror splits the variable on spaces: a flag holding one (a profile directory under a
+  // path with spaces) goes to node directly, as for an older baseline.
+  const splittable = nodeFlags.every((flag) => !/\s/.test(flag));
+  const throughBin =
+    nodeFlags.length === 0 || (splittable && readFileSync(bin, 'utf8').includes(NODE_FLAGS_VAR));
   const [command, commandArgs] = throughBin
     ? [bin, args]
     : [process.execPath, [...nodeFlags, '--enable-source-maps', cliEntry(root), ...args]];
