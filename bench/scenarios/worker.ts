@@ -63,9 +63,10 @@ export async function measureWorker(
     const gc = await gcPauses(worker.url);
     await stopChild(worker.child);
     worker = null;
-    // The queue is empty now: a second worker on it only starts.
+    // The queue is empty now: a second worker on it only starts. Without the node flags: a
+    // profile it wrote would sit beside the drain's, and profileWorker reads one of them.
     const startSec = await startCpuSeconds(async () => {
-      const idle = await startPaymirrorProcess('worker-start', 'worker', services, env, nodeFlags);
+      const idle = await startPaymirrorProcess('worker-start', 'worker', services, env);
       return idle.child;
     });
     const stats = await withSql(services.databaseUrl, async (sql) => {
