@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisTopology } from '../config/config.js';
+import { withTimeout } from '../lib/withTimeout.js';
 
 /** One node, a Sentinel-managed master, or a cluster: BullMQ takes either client. */
 export type RedisClient = Redis | Cluster;
@@ -125,16 +126,6 @@ export async function pingRedis(redis: RedisClient, timeoutMs: number): Promise<
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  // The loser of the race must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -17,6 +17,7 @@ import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js
 import type { IngestDeps } from '../ingress/ingest.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
+import { withTimeout } from '../lib/withTimeout.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { TRANSITIONS_QUEUE, type RetryPolicy } from '../queue/catalog.js';
 import { createBatchedEnqueue } from '../queue/batchedEnqueue.js';
@@ -45,7 +46,6 @@ import {
   pingRedis,
   queuePrefixFor,
   settle,
-  withTimeout,
 } from './redis.js';
 import { applicationNameFor, type Role } from './roles.js';
 
