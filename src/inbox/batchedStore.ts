@@ -19,9 +19,10 @@ export interface BatchedStoreOptions extends StoreOptions {
   readonly maxInFlight?: number;
   /**
    * Most body bytes in one statement (default 16 MiB); a batch over it is stored delivery by
-   * delivery. The bodies travel as one bytea parameter, which postgres.js sends as hex text:
-   * 64 bodies at the largest BODY_LIMIT_BYTES would make a string longer than V8 allows, and
-   * postgres.js, failing to serialize it, fails the query in flight on that connection instead.
+   * delivery, so one statement's parameter stays bounded whatever BODY_LIMIT_BYTES allows. The
+   * bodies travel as one bytea parameter, in binary (patches/postgres+3.4.9.patch: upstream
+   * postgres.js sent it as hex text, a string twice its size that V8 caps, and a statement it
+   * failed to serialize failed the query in flight on that connection instead).
    */
   readonly maxBodyBytes?: number;
   /** Told when a batch statement failed (its deliveries are then stored one by one). */
