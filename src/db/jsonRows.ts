@@ -12,12 +12,12 @@ export type TxNow = typeof TX_NOW;
 export type FieldValues = Record<string, unknown>;
 
 /**
- * Multi-row writes that travel as one json document and are unpacked by
- * json_populate_recordset into the table's own row type: one statement whatever the number of
- * rows, and no per-value work in the query builder (which cost more CPU than Postgres did for
- * these statements). `json`, not `jsonb`: the document is read once and thrown away, and
- * building jsonb's binary form first cost Postgres about a tenth more for the whole statement
- * (the items of 150 sales: 40.0–41.7 against 36.7–38.3 µs of backend CPU a sale).
+ * The rows of a multi-row UPDATE as one json document, a json object a row, unpacked by
+ * json_populate_record: one statement whatever the number of rows, and no per-value work in
+ * the query builder (which cost more CPU than Postgres did for these statements). `json`, not
+ * `jsonb`: the document is read once and thrown away, and building jsonb's binary form first
+ * cost Postgres about a tenth more for the whole statement (measured on the items' INSERT when
+ * it took the same document: 40.0–41.7 against 36.7–38.3 µs of backend CPU a sale).
  */
 function documents(
   table: PgTable,
@@ -26,12 +26,12 @@ function documents(
   json: string;
   named: string[];
 } {
-  const names = columnNamesOf(table);
+  const columns = columnsOf(table);
   const named = new Set<string>();
   const docs = rows.map((row) => {
     const doc: Record<string, unknown> = {};
     for (const key in row) {
-      const name = names.get(key);
+      const name = columns.get(key)?.name;
       const value = row[key];
       if (name === undefined || value === undefined) continue;
       named.add(name);
@@ -53,22 +53,74 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-const columnNamesByTable = new WeakMap<PgTable, ReadonlyMap<string, string>>();
-
-/** A table's column names by field name, built once. */
-function columnNamesOf(table: PgTable): ReadonlyMap<string, string> {
-  let names = columnNamesByTable.get(table);
-  if (!names) {
-    names = new Map(Object.entries(getTableColumns(table)).map(([key, c]) => [key, c.name]));
-    columnNamesByTable.set(table, names);
-  }
-  return names;
-}
-
 const list = (names: readonly string[], prefix = ''): SQL =>
   sql.raw(names.map((name) => `${prefix}"${name}"`).join(', '));
 
-/** A multi-row INSERT; returns the ids inserted when asked (tables with an `id`). */
+/** A column as the multi-row writes name it, and the type its text is cast to. */
+interface Column {
+  readonly name: string;
+  readonly sqlType: string;
+  readonly json: boolean;
+}
+
+const columnsByTable = new WeakMap<PgTable, ReadonlyMap<string, Column>>();
+
+/** A table's columns by field name, built once (a serial casts to its integer type). */
+function columnsOf(table: PgTable): ReadonlyMap<string, Column> {
+  let columns = columnsByTable.get(table);
+  if (!columns) {
+    columns = new Map(
+      Object.entries(getTableColumns(table)).map(([key, column]) => {
+        const sqlType = castType(column.getSQLType());
+        return [
+          key,
+          { name: column.name, sqlType, json: sqlType === 'json' || sqlType === 'jsonb' },
+        ];
+      }),
+    );
+    columnsByTable.set(table, columns);
+  }
+  return columns;
+}
+
+function castType(sqlType: string): string {
+  return SERIAL_TYPES[sqlType] ?? sqlType;
+}
+
+const SERIAL_TYPES: Readonly<Record<string, string>> = {
+  smallserial: 'smallint',
+  serial: 'integer',
+  bigserial: 'bigint',
+};
+
+/**
+ * One column's json array as rows (`rows from` zips them), and the expression that reads a
+ * value back: text cast to the column's type; for a json column the element itself, a json null
+ * being SQL NULL (as json_populate_record reads it).
+ */
+function columnRows(values: string, column: Column): SQL {
+  return column.json
+    ? sql`json_array_elements(${values}::json)`
+    : sql`json_array_elements_text(${values}::json)`;
+}
+
+function columnValue(alias: SQL, column: Column): SQL {
+  const type = sql.raw(column.sqlType);
+  return column.json
+    ? sql`(case when json_typeof(${alias}) = 'null' then null else ${alias} end)::${type}`
+    : sql`${alias}::${type}`;
+}
+
+/**
+ * A multi-row INSERT; returns the ids inserted when asked (tables with an `id`). Each column
+ * travels as one json array of its values, and `rows from` zips the arrays back into rows: one
+ * statement whatever the number of rows, no per-value work in the query builder, and no
+ * column name repeated in every row. Rows as json objects (json_populate_recordset) cost more
+ * on both sides: the names were a quarter of a sale's document and nearly half an item's, and
+ * Postgres looked every name up and filled every column of the table's row type for each row
+ * (268 sales: 5.1–5.9 ms a statement against 3.6–3.9; bench/PERFORMANCE.md, session 27). A
+ * column a row does not name is null in that row, as json_populate_recordset made it.
+ */
 export async function insertRows(
   tx: Tx,
   table: PgTable,
@@ -76,13 +128,30 @@ export async function insertRows(
   options: { readonly returningIds?: boolean; readonly skipConflicts?: boolean } = {},
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const { json, named } = documents(table, rows);
+  const known = columnsOf(table);
+  const named = new Map<string, Column>();
+  for (const row of rows) {
+    for (const key in row) {
+      if (named.has(key) || row[key] === undefined) continue;
+      const column = known.get(key);
+      if (column !== undefined) named.set(key, column);
+    }
+  }
+  const columns = [...named.values()];
+  const aliases = columns.map((column) => sql.identifier(column.name));
+  const arrays = [...named].map(([field, column]) =>
+    columnRows(JSON.stringify(rows.map((row) => jsonValue(row[field]) ?? null)), column),
+  );
   const name = sql.identifier(getTableName(table));
   const inserted = await executeQuery<{ id: string }>(
     tx,
     sql`
-    insert into ${name} (${list(named)})
-    select ${list(named, 'r.')} from json_populate_recordset(null::${name}, ${json}::json) as r
+    insert into ${name} (${list(columns.map((column) => column.name))})
+    select ${sql.join(
+      columns.map((column, index) => columnValue(sql`r.${aliases[index]}`, column)),
+      sql`, `,
+    )}
+      from rows from (${sql.join(arrays, sql`, `)}) as r(${sql.join(aliases, sql`, `)})
     ${options.skipConflicts ? sql`on conflict do nothing` : sql``}
     ${options.returningIds ? sql`returning id` : sql``}`,
   );

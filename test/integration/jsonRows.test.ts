@@ -92,4 +92,18 @@ describe('multi-row writes', () => {
     expect(sale?.customerName).toBe('João “Zé” Ñandú 😀');
     expect(sale?.shipping).toEqual(shipping);
   });
+
+  it('write a json column as sent: a json null as SQL NULL, a string as a json string, a row that does not name it as null', async () => {
+    await test().database.db.transaction((tx) =>
+      insertRows(tx, sales, [
+        { id: 8, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1, shipping: null },
+        { id: 9, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1, shipping: 'Rua B, 2' },
+        { id: 10, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1 },
+        { id: 11, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1, shipping: [1, 'x'] },
+      ]),
+    );
+    const rows = await test().database.sql<{ id: string; shipping: string | null }[]>`
+      select id, shipping::text as shipping from sales where id between 8 and 11 order by id`;
+    expect(rows.map((row) => row.shipping)).toEqual([null, '"Rua B, 2"', null, '[1, "x"]']);
+  });
 });
