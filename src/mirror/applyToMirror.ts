@@ -3,7 +3,7 @@ import { TX_NOW } from '../db/jsonRows.js';
 import { sales, withdrawals } from '../db/schema.js';
 import type { AbsentInput, MirrorInput, MirrorResult } from './inputs.js';
 import { recordKey } from './inputs.js';
-import { MirrorRows, retryingInsertRaces } from './mirrorRows.js';
+import { MirrorInsertRaceError, MirrorRows, retryingInsertRaces } from './mirrorRows.js';
 import { MirrorWrites } from './mirrorWrites.js';
 import type { PlanContext, Watch } from './planContext.js';
 import { planSaleNotice, planSaleRead } from './planSale.js';
@@ -83,17 +83,25 @@ export class MirrorBatch {
    * Writes what `plan` decided, with the caller's `alongside` statements, in one round trip:
    * the statements are pipelined on the transaction's connection and run in the order sent, the
    * new rows first (items and history refer to them). An insert that lost a race fails the
-   * transaction once its answer comes, after the statements sent with it: they roll back too.
+   * transaction once every answer is in, the statements sent with it rolling back too; that
+   * race is what is reported (it is what a new attempt mends), not the failures it caused in
+   * the statements after it (a new sale's items colliding with the other transaction's).
    */
   async write(tx: Tx, alongside: () => readonly Promise<unknown>[] = () => []): Promise<void> {
-    await Promise.all([
-      this.saleRows.writeInserts(tx),
-      this.withdrawalRows.writeInserts(tx),
+    const inserts = [this.saleRows.writeInserts(tx), this.withdrawalRows.writeInserts(tx)];
+    const settled = await Promise.allSettled([
+      ...inserts,
       this.saleRows.writeUpdates(tx),
       this.withdrawalRows.writeUpdates(tx),
-      this.writes.write(tx),
+      this.writes.write(tx, (id) => this.saleRows.inserts(id)),
       ...alongside(),
     ]);
+    const failures = settled.flatMap((result) =>
+      result.status === 'rejected' ? [result.reason as unknown] : [],
+    );
+    const race = failures.find((reason) => reason instanceof MirrorInsertRaceError);
+    if (race !== undefined) throw race;
+    if (failures.length > 0) throw failures[0];
   }
 }
 

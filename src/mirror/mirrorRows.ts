@@ -120,6 +120,11 @@ export class MirrorRows<T extends MirrorTable> {
     else this.changed.set(id, merged);
   }
 
+  /** Whether this transaction inserts the record (it did not exist when looked up). */
+  inserts(id: number): boolean {
+    return this.inserted.has(id);
+  }
+
   /** INSERTs the new rows; before anything that refers to them (sale_items). */
   async writeInserts(tx: Tx): Promise<void> {
     if (this.inserted.size === 0) return;

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { executeQuery } from '../../src/db/driverQuery.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { MirrorBatch } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
@@ -8,9 +10,11 @@ import { postbackBody } from '../support/fixtures.js';
 import { useTestDatabase } from '../support/services.js';
 
 const SALE = 6101;
+const SALE_WITH_ITEMS = 6102;
+const TWICE = 6103;
 
-function signed(status: string): MirrorInput {
-  const parsed = parseNotification('postback', postbackBody({ id: SALE, status }));
+function signed(status: string, id = SALE): MirrorInput {
+  const parsed = parseNotification('postback', postbackBody({ id, status }));
   if (!parsed.ok || parsed.notice.kind !== 'sale') throw new Error('fixture did not parse');
   return {
     kind: 'notice',
@@ -67,5 +71,65 @@ describe('a sale another transaction creates between the lock and the insert', (
     expect(Number(history[0]?.id)).toBeGreaterThan(1);
     const items = await database.sql`select item_id from sale_items where sale_id = ${SALE}`;
     expect(items).toHaveLength(1);
+  });
+
+  it("reports the race, not the collision of the new sale's items with the items the other transaction wrote", async () => {
+    const { database } = test();
+    const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
+    const attempts: unknown[] = [];
+    await retryingInsertRaces(() =>
+      database.db.transaction(async (tx) => {
+        const batch = new MirrorBatch();
+        await batch.plan(tx, [signed('PAGO', SALE_WITH_ITEMS)], watch);
+        if (attempts.length === 0) {
+          await database.sql.begin(async (other) => {
+            await other`
+              insert into sales (id, status, payment_method, amount_cents)
+              values (${SALE_WITH_ITEMS}, 'PENDENTE', 'PIX', 15000)`;
+            await other`
+              insert into sale_items (sale_id, item_id, title, unit_price_cents, quantity, tangible)
+              values (${SALE_WITH_ITEMS}, 1, 'Camiseta', 15000, 1, true)`;
+          });
+        }
+        try {
+          // What is sent with the writes (the worker sends the inbox rows' outcomes) fails too
+          // once the transaction is aborted, and may settle first: the race is still what is
+          // reported, for it is what another attempt mends.
+          await batch.write(tx, () =>
+            attempts.length === 0
+              ? [
+                  Promise.reject(new Error('a statement sent alongside, settled first')),
+                  executeQuery(tx, sql`select 1`),
+                ]
+              : [],
+          );
+          attempts.push('written');
+        } catch (error) {
+          attempts.push(error);
+          throw error;
+        }
+      }),
+    );
+
+    expect(attempts[0]).toBeInstanceOf(MirrorInsertRaceError);
+    expect(attempts.slice(1)).toEqual(['written']);
+    const [sale] = await database.sql<{ status: string }[]>`
+      select status from sales where id = ${SALE_WITH_ITEMS}`;
+    expect(sale?.status).toBe('PAGO');
+  });
+
+  it("writes a new sale's items once when two of its notices in one batch bring them", async () => {
+    const { database } = test();
+    const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
+    await database.db.transaction(async (tx) => {
+      const batch = new MirrorBatch();
+      await batch.plan(tx, [signed('PENDENTE', TWICE), signed('PAGO', TWICE)], watch);
+      await batch.write(tx);
+    });
+    const items = await database.sql`select item_id from sale_items where sale_id = ${TWICE}`;
+    expect(items).toHaveLength(1);
+    const [sale] = await database.sql<{ status: string }[]>`
+      select status from sales where id = ${TWICE}`;
+    expect(sale?.status).toBe('PAGO');
   });
 });
