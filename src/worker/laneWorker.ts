@@ -90,22 +90,7 @@ function observe(result: LaneResult, inboxEventId: number, deps: LaneWorkerDeps)
     case 'done': {
       deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
       deps.metrics.acceptToApplied.observe((Date.now() - result.receivedAt.getTime()) / 1000);
-      const { kind: _kind, receivedAt: _receivedAt, ...fields } = result;
-      if (result.outcome === 'forged') {
-        deps.logger.warn(
-          { inboxEventId, ...fields },
-          'forged notification: the gateway does not know this record as ours',
-        );
-      } else if (result.outcome === 'invalid') {
-        deps.logger.warn({ inboxEventId, ...fields }, 'impossible move quarantined');
-      } else if (result.needsReconcile) {
-        deps.logger.warn(
-          { inboxEventId, ...fields },
-          'ambiguous move applied unconfirmed; row marked for reconciliation',
-        );
-      } else {
-        deps.logger.debug({ inboxEventId, ...fields }, 'notification applied');
-      }
+      logDone(result, inboxEventId, deps.logger);
       if (result.crossChannelDisagreement) {
         deps.metrics.crossChannelDisagreements.inc();
         deps.logger.warn(
@@ -129,5 +114,31 @@ function observe(result: LaneResult, inboxEventId: number, deps: LaneWorkerDeps)
     case 'missing':
       deps.logger.warn({ inboxEventId }, 'job for an inbox row that does not exist');
       return;
+  }
+}
+
+/**
+ * A done row's log line. Most rows are plainly applied, logged at debug: their fields are
+ * gathered only when that level is on (copying them for every job, to be dropped, was a
+ * per-job cost of the drain).
+ */
+function logDone(
+  result: Extract<LaneResult, { kind: 'done' }>,
+  inboxEventId: number,
+  logger: Logger,
+): void {
+  const plain =
+    result.outcome !== 'forged' && result.outcome !== 'invalid' && !result.needsReconcile;
+  if (plain && !logger.isLevelEnabled('debug')) return;
+  const { kind: _kind, receivedAt: _receivedAt, ...fields } = result;
+  const line = { inboxEventId, ...fields };
+  if (result.outcome === 'forged') {
+    logger.warn(line, 'forged notification: the gateway does not know this record as ours');
+  } else if (result.outcome === 'invalid') {
+    logger.warn(line, 'impossible move quarantined');
+  } else if (result.needsReconcile) {
+    logger.warn(line, 'ambiguous move applied unconfirmed; row marked for reconciliation');
+  } else {
+    logger.debug(line, 'notification applied');
   }
 }
