@@ -100,18 +100,25 @@ export class MirrorRows<T extends MirrorTable> {
   }
 
   get(id: number): RowOf<T> | undefined {
-    return this.current.get(id);
+    const row = this.current.get(id);
+    if (row !== undefined) return row;
+    const values = this.inserted.get(id);
+    if (values === undefined) return undefined;
+    // A row this transaction inserts, read back by a later input: every column, null when not
+    // given. Built here, not at the insert: most new rows are never read again (a backlog of new
+    // sales spent an eighth of its planning copying them).
+    const inserted = withClock({ ...this.shape.nullRow }, values) as unknown as RowOf<T>;
+    this.current.set(id, inserted);
+    return inserted;
   }
 
   insert(id: number, values: ChangeOf<T>): void {
     this.inserted.set(id, values);
-    // What a later notice of this transaction reads back: every column, null when not given.
-    this.current.set(id, withClock({ ...this.shape.nullRow }, values) as unknown as RowOf<T>);
   }
 
   update(id: number, fields: ChangeOf<T>): void {
     if (Object.keys(fields).length === 0) return;
-    const row = this.current.get(id);
+    const row = this.get(id);
     if (!row) throw new Error(`${this.tableName()} ${id} updated before it was locked`);
     this.current.set(id, withClock({ ...row }, fields));
     const pending = this.inserted.get(id) ?? this.changed.get(id);

@@ -31,10 +31,10 @@ export type DiscrepancySource =
 export class MirrorWrites {
   private readonly history: HistoryRow[] = [];
   /**
-   * Items a notification brings, the first of each (sale, item): kept when the mirror has them
-   * already, as a later copy is.
+   * Items a notification brings, by sale and item id, the first of each: kept when the mirror
+   * has them already, as a later copy is.
    */
-  private readonly noticeItems = new Map<string, ItemRow>();
+  private readonly noticeItems = new Map<number, Map<number, ItemRow>>();
   /** Items the gateway read: they replace the mirror's. */
   private readonly gatewayItems = new Map<string, ItemRow>();
   private readonly discrepancies: DiscrepancyRow[] = [];
@@ -126,10 +126,17 @@ export class MirrorWrites {
   }
 
   addItems(rows: readonly ItemRow[], from: 'notice' | 'gateway'): void {
+    if (from === 'gateway') {
+      for (const row of rows) this.gatewayItems.set(`${row.saleId}:${row.itemId}`, row);
+      return;
+    }
     for (const row of rows) {
-      const key = `${row.saleId}:${row.itemId}`;
-      if (from === 'gateway') this.gatewayItems.set(key, row);
-      else if (!this.noticeItems.has(key)) this.noticeItems.set(key, row);
+      let sale = this.noticeItems.get(row.saleId);
+      if (sale === undefined) {
+        sale = new Map();
+        this.noticeItems.set(row.saleId, sale);
+      }
+      if (!sale.has(row.itemId)) sale.set(row.itemId, row);
     }
   }
 
@@ -167,8 +174,8 @@ export class MirrorWrites {
   async write(tx: Tx, insertsSale: (id: number) => boolean): Promise<void> {
     const newSales: ItemRow[] = [];
     const others: ItemRow[] = [];
-    for (const row of this.noticeItems.values()) {
-      (insertsSale(row.saleId) ? newSales : others).push(row);
+    for (const [saleId, items] of this.noticeItems) {
+      (insertsSale(saleId) ? newSales : others).push(...items.values());
     }
     await Promise.all([
       insertRows(tx, saleItems, newSales),

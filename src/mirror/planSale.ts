@@ -46,11 +46,10 @@ export function planSaleNotice(
   if (!current) {
     const first = decideSale(null, notice);
     if (first.kind === 'invalid') return { outcome: 'invalid', reason: first.reason };
-    rows.insert(notice.id, {
-      ...noticeValues(notice),
-      ...schedule(notice, ctx),
-      statusObservedAt: input.observedAt,
-    });
+    const values = noticeValues(notice);
+    values.nextReconcileAt = nextReconcileAtOf(notice, ctx);
+    values.statusObservedAt = input.observedAt;
+    rows.insert(notice.id, values);
     return enterHistory(null, input, ctx, false);
   }
 
@@ -306,19 +305,21 @@ function observed(row: SaleRow) {
 }
 
 function schedule(notice: SaleNotice, ctx: PlanContext) {
-  return {
-    nextReconcileAt: nextReconcileAt(
-      {
-        resource: 'sale',
-        status: notice.status,
-        paymentMethod: notice.paymentMethod,
-        createdAt: notice.createdAt ?? ctx.watch.now,
-        completedAt: null,
-      },
-      ctx.watch.now,
-      ctx.watch.policy,
-    ),
-  };
+  return { nextReconcileAt: nextReconcileAtOf(notice, ctx) };
+}
+
+function nextReconcileAtOf(notice: SaleNotice, ctx: PlanContext): Date | null {
+  return nextReconcileAt(
+    {
+      resource: 'sale',
+      status: notice.status,
+      paymentMethod: notice.paymentMethod,
+      createdAt: notice.createdAt ?? ctx.watch.now,
+      completedAt: null,
+    },
+    ctx.watch.now,
+    ctx.watch.policy,
+  );
 }
 
 function noticeValues(notice: SaleNotice): ChangeOf<typeof sales> {
