@@ -88,9 +88,9 @@ export class MirrorBatch {
    * the statements after it (a new sale's items colliding with the other transaction's).
    */
   async write(tx: Tx, alongside: () => readonly Promise<unknown>[] = () => []): Promise<void> {
-    const inserts = [this.saleRows.writeInserts(tx), this.withdrawalRows.writeInserts(tx)];
     const settled = await Promise.allSettled([
-      ...inserts,
+      this.saleRows.writeInserts(tx),
+      this.withdrawalRows.writeInserts(tx),
       this.saleRows.writeUpdates(tx),
       this.withdrawalRows.writeUpdates(tx),
       this.writes.write(tx, (id) => this.saleRows.inserts(id)),
