@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import type { Tx } from '../../src/db/client.js';
 import { executeQuery } from '../../src/db/driverQuery.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { MirrorBatch } from '../../src/mirror/applyToMirror.js';
@@ -26,6 +27,39 @@ function signed(status: string, id = SALE): MirrorInput {
   };
 }
 
+type Database = ReturnType<ReturnType<typeof useTestDatabase>>['database'];
+
+/**
+ * Plans a signed PAGO for a sale the mirror does not have and writes it, running `meanwhile` (on
+ * another connection) before the first attempt writes and sending `alongside` with that attempt's
+ * writes; each attempt's outcome, in order.
+ */
+async function writeRacing(
+  database: Database,
+  id: number,
+  meanwhile: () => Promise<unknown>,
+  alongside: (tx: Tx) => Promise<unknown>[] = () => [],
+): Promise<unknown[]> {
+  const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
+  const attempts: unknown[] = [];
+  await retryingInsertRaces(() =>
+    database.db.transaction(async (tx) => {
+      const batch = new MirrorBatch();
+      await batch.plan(tx, [signed('PAGO', id)], watch);
+      const first = attempts.length === 0;
+      if (first) await meanwhile();
+      try {
+        await batch.write(tx, () => (first ? alongside(tx) : []));
+        attempts.push('written');
+      } catch (error) {
+        attempts.push(error);
+        throw error;
+      }
+    }),
+  );
+  return attempts;
+}
+
 /**
  * Two workers can both find no row for a new sale and both insert it: the second insert
  * does nothing, and its transaction must not go on as if it had written the sale.
@@ -35,27 +69,12 @@ describe('a sale another transaction creates between the lock and the insert', (
 
   it('fails the attempt, what was sent with the insert rolled back, and the next attempt applies the notice to that row', async () => {
     const { database } = test();
-    const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
-    const attempts: unknown[] = [];
-    await retryingInsertRaces(() =>
-      database.db.transaction(async (tx) => {
-        const batch = new MirrorBatch();
-        await batch.plan(tx, [signed('PAGO')], watch);
-        if (attempts.length === 0) {
-          // Another transaction (another connection, committed) creates the sale meanwhile.
-          await database.sql`
-            insert into sales (id, status, payment_method, amount_cents)
-            values (${SALE}, 'PENDENTE', 'PIX', 15000)`;
-        }
-        try {
-          await batch.write(tx);
-          attempts.push('written');
-        } catch (error) {
-          attempts.push(error);
-          throw error;
-        }
-      }),
-    );
+    const attempts = await writeRacing(database, SALE, async () => {
+      // Another transaction (another connection, committed) creates the sale meanwhile.
+      await database.sql`
+        insert into sales (id, status, payment_method, amount_cents)
+        values (${SALE}, 'PENDENTE', 'PIX', 15000)`;
+    });
 
     expect(attempts[0]).toBeInstanceOf(MirrorInsertRaceError);
     expect(attempts.slice(1)).toEqual(['written']);
@@ -75,40 +94,25 @@ describe('a sale another transaction creates between the lock and the insert', (
 
   it("reports the race, not the collision of the new sale's items with the items the other transaction wrote", async () => {
     const { database } = test();
-    const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
-    const attempts: unknown[] = [];
-    await retryingInsertRaces(() =>
-      database.db.transaction(async (tx) => {
-        const batch = new MirrorBatch();
-        await batch.plan(tx, [signed('PAGO', SALE_WITH_ITEMS)], watch);
-        if (attempts.length === 0) {
-          await database.sql.begin(async (other) => {
-            await other`
-              insert into sales (id, status, payment_method, amount_cents)
-              values (${SALE_WITH_ITEMS}, 'PENDENTE', 'PIX', 15000)`;
-            await other`
-              insert into sale_items (sale_id, item_id, title, unit_price_cents, quantity, tangible)
-              values (${SALE_WITH_ITEMS}, 1, 'Camiseta', 15000, 1, true)`;
-          });
-        }
-        try {
-          // What is sent with the writes (the worker sends the inbox rows' outcomes) fails too
-          // once the transaction is aborted, and may settle first: the race is still what is
-          // reported, for it is what another attempt mends.
-          await batch.write(tx, () =>
-            attempts.length === 0
-              ? [
-                  Promise.reject(new Error('a statement sent alongside, settled first')),
-                  executeQuery(tx, sql`select 1`),
-                ]
-              : [],
-          );
-          attempts.push('written');
-        } catch (error) {
-          attempts.push(error);
-          throw error;
-        }
-      }),
+    const attempts = await writeRacing(
+      database,
+      SALE_WITH_ITEMS,
+      () =>
+        database.sql.begin(async (other) => {
+          await other`
+            insert into sales (id, status, payment_method, amount_cents)
+            values (${SALE_WITH_ITEMS}, 'PENDENTE', 'PIX', 15000)`;
+          await other`
+            insert into sale_items (sale_id, item_id, title, unit_price_cents, quantity, tangible)
+            values (${SALE_WITH_ITEMS}, 1, 'Camiseta', 15000, 1, true)`;
+        }),
+      // What is sent with the writes (the worker sends the inbox rows' outcomes) fails too once
+      // the transaction is aborted, and may settle first: the race is still what is reported,
+      // for it is what another attempt mends.
+      (tx) => [
+        Promise.reject(new Error('a statement sent alongside, settled first')),
+        executeQuery(tx, sql`select 1`),
+      ],
     );
 
     expect(attempts[0]).toBeInstanceOf(MirrorInsertRaceError);
