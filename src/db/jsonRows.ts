@@ -26,20 +26,30 @@ function documents(
   json: string;
   named: string[];
 } {
-  const columns = columnsOf(table);
-  const named = new Set<string>();
+  const named = namedColumns(table, rows);
   const docs = rows.map((row) => {
     const doc: Record<string, unknown> = {};
-    for (const key in row) {
-      const name = columns.get(key)?.name;
-      const value = row[key];
-      if (name === undefined || value === undefined) continue;
-      named.add(name);
-      doc[name] = jsonValue(value);
+    for (const [field, column] of named) {
+      const value = row[field];
+      if (value !== undefined) doc[column.name] = jsonValue(value);
     }
     return doc;
   });
-  return { json: JSON.stringify(docs), named: [...named] };
+  return { json: JSON.stringify(docs), named: [...named.values()].map((column) => column.name) };
+}
+
+/** The table's columns that at least one row gives a value, by field name, in first-seen order. */
+function namedColumns(table: PgTable, rows: readonly FieldValues[]): Map<string, Column> {
+  const known = columnsOf(table);
+  const named = new Map<string, Column>();
+  for (const row of rows) {
+    for (const key in row) {
+      if (named.has(key) || row[key] === undefined) continue;
+      const column = known.get(key);
+      if (column !== undefined) named.set(key, column);
+    }
+  }
+  return named;
 }
 
 /**
@@ -128,15 +138,7 @@ export async function insertRows(
   options: { readonly returningIds?: boolean; readonly skipConflicts?: boolean } = {},
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const known = columnsOf(table);
-  const named = new Map<string, Column>();
-  for (const row of rows) {
-    for (const key in row) {
-      if (named.has(key) || row[key] === undefined) continue;
-      const column = known.get(key);
-      if (column !== undefined) named.set(key, column);
-    }
-  }
+  const named = namedColumns(table, rows);
   const columns = [...named.values()];
   const aliases = columns.map((column) => sql.identifier(column.name));
   const arrays = [...named].map(([field, column]) =>
