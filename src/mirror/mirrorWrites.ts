@@ -11,6 +11,8 @@ import { executeQuery } from '../db/driverQuery.js';
 type HistoryRow = typeof statusHistory.$inferInsert;
 type ItemRow = typeof saleItems.$inferInsert;
 type DiscrepancyRow = typeof reconciliationDiscrepancies.$inferInsert;
+/** Item rows by sale id, then item id. */
+type ItemsBySale = Map<number, Map<number, ItemRow>>;
 
 export type DiscrepancySource =
   /** A reconciliation pass: the mirror against the gateway's read. */
@@ -34,9 +36,9 @@ export class MirrorWrites {
    * Items a notification brings, by sale and item id, the first of each: kept when the mirror
    * has them already, as a later copy is.
    */
-  private readonly noticeItems = new Map<number, Map<number, ItemRow>>();
-  /** Items the gateway read: they replace the mirror's. */
-  private readonly gatewayItems = new Map<string, ItemRow>();
+  private readonly noticeItems: ItemsBySale = new Map();
+  /** Items the gateway read, the last of each: they replace the mirror's. */
+  private readonly gatewayItems: ItemsBySale = new Map();
   private readonly discrepancies: DiscrepancyRow[] = [];
   private readonly seen = new Map<string, Set<string>>();
   /** Records whose history statuses are loaded. */
@@ -126,17 +128,14 @@ export class MirrorWrites {
   }
 
   addItems(rows: readonly ItemRow[], from: 'notice' | 'gateway'): void {
-    if (from === 'gateway') {
-      for (const row of rows) this.gatewayItems.set(`${row.saleId}:${row.itemId}`, row);
-      return;
-    }
+    const kept = from === 'notice' ? this.noticeItems : this.gatewayItems;
     for (const row of rows) {
-      let sale = this.noticeItems.get(row.saleId);
+      let sale = kept.get(row.saleId);
       if (sale === undefined) {
         sale = new Map();
-        this.noticeItems.set(row.saleId, sale);
+        kept.set(row.saleId, sale);
       }
-      if (!sale.has(row.itemId)) sale.set(row.itemId, row);
+      if (from === 'gateway' || !sale.has(row.itemId)) sale.set(row.itemId, row);
     }
   }
 
@@ -180,7 +179,10 @@ export class MirrorWrites {
     await Promise.all([
       insertRows(tx, saleItems, newSales),
       insertRows(tx, saleItems, others, { skipConflicts: true }),
-      upsertGatewayItems(tx, [...this.gatewayItems.values()]),
+      upsertGatewayItems(
+        tx,
+        [...this.gatewayItems.values()].flatMap((sale) => [...sale.values()]),
+      ),
       insertRows(tx, statusHistory, this.history),
       recordDiscrepancies(tx, this.discrepancies),
     ]);

@@ -178,7 +178,7 @@ function enter(
   const { notice } = input;
   rows.update(notice.id, {
     ...fillMissing(current, noticeValues(notice)),
-    ...schedule(notice, ctx),
+    nextReconcileAt: nextReconcileAtOf(notice, ctx),
     status: notice.status,
     statusObservedAt: laterOf(current.statusObservedAt, input.observedAt),
     ...(needsReconcile
@@ -302,10 +302,6 @@ function facts(row: SaleRow): { status: SaleStatus; paymentMethod: PaymentMethod
 
 function observed(row: SaleRow) {
   return { statusObservedAt: row.statusObservedAt, gatewayReadAt: row.gatewayReadAt };
-}
-
-function schedule(notice: SaleNotice, ctx: PlanContext) {
-  return { nextReconcileAt: nextReconcileAtOf(notice, ctx) };
 }
 
 function nextReconcileAtOf(notice: SaleNotice, ctx: PlanContext): Date | null {
