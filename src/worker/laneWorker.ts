@@ -127,18 +127,19 @@ function logDone(
   inboxEventId: number,
   logger: Logger,
 ): void {
-  const plain =
-    result.outcome !== 'forged' && result.outcome !== 'invalid' && !result.needsReconcile;
-  if (plain && !logger.isLevelEnabled('debug')) return;
+  const [level, message] = doneLine(result);
+  if (!logger.isLevelEnabled(level)) return;
   const { kind: _kind, receivedAt: _receivedAt, ...fields } = result;
-  const line = { inboxEventId, ...fields };
+  logger[level]({ inboxEventId, ...fields }, message);
+}
+
+function doneLine(result: Extract<LaneResult, { kind: 'done' }>): ['warn' | 'debug', string] {
   if (result.outcome === 'forged') {
-    logger.warn(line, 'forged notification: the gateway does not know this record as ours');
-  } else if (result.outcome === 'invalid') {
-    logger.warn(line, 'impossible move quarantined');
-  } else if (result.needsReconcile) {
-    logger.warn(line, 'ambiguous move applied unconfirmed; row marked for reconciliation');
-  } else {
-    logger.debug(line, 'notification applied');
+    return ['warn', 'forged notification: the gateway does not know this record as ours'];
   }
+  if (result.outcome === 'invalid') return ['warn', 'impossible move quarantined'];
+  if (result.needsReconcile) {
+    return ['warn', 'ambiguous move applied unconfirmed; row marked for reconciliation'];
+  }
+  return ['debug', 'notification applied'];
 }
