@@ -101,10 +101,15 @@ export async function startPaymirrorProcess(
 
 const NODE_FLAGS_VAR = 'PAYMIRROR_NODE_FLAGS';
 
-/** The bundle bin/paymirror runs; a --baseline checkout from before the bundle has main.js. */
+/**
+ * What bin/paymirror runs: the launcher of the bundle; a --baseline checkout from before it has
+ * the ES module bundle, or from before that main.js.
+ */
 function cliEntry(root: string): string {
-  const bundle = `${root}dist/cli/paymirror.mjs`;
-  return existsSync(bundle) ? bundle : `${root}dist/cli/main.js`;
+  const entries = ['launch.mjs', 'paymirror.mjs', 'main.js'].map(
+    (file) => `${root}dist/cli/${file}`,
+  );
+  return entries.find((entry) => existsSync(entry)) ?? `${root}dist/cli/main.js`;
 }
 
 /** A TypeScript file under bench/ run with tsx (the bare and naive servers, bench wirings). */

@@ -341,8 +341,31 @@ describe('the bundle bin/paymirror runs', () => {
     }
   });
 
+  it('names src/ in the stack traces of its own code, through the code cache too', async () => {
+    // A preload that prints the stack of process.exit's caller: paymirror's own exitOnError.
+    const dir = mkdtempSync(join(tmpdir(), 'paymirror-stack-'));
+    const preload = join(dir, 'exitStack.mjs');
+    writeFileSync(
+      preload,
+      'const exit = process.exit;\n' +
+        'process.exit = (code) => { process.stderr.write(`exit ${new Error("at exit").stack}\\n`); return exit(code); };\n',
+    );
+    try {
+      for (const round of [1, 2]) {
+        const run = runCli(
+          ['start', '--role', 'ingress'],
+          baseEnv({ PORT: 'eighty', NODE_OPTIONS: `--import=${preload}` }),
+        );
+        expect((await run.exited).code, `round ${String(round)}`).toBe(2);
+        expect(run.output()).toMatch(/at exitOnError \(\/\S+\/src\/cli\/environment\.ts:\d+:\d+\)/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("maps its own frames to src/ and leaves the packages' sources out of its source map", () => {
-    const bundle = fileURLToPath(new URL('../../dist/cli/paymirror.mjs', import.meta.url));
+    const bundle = fileURLToPath(new URL('../../dist/cli/paymirror.cjs', import.meta.url));
     const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapPayload;
     expect(map.sources.filter((source) => source.includes('node_modules/'))).toEqual([]);
     const lines = readFileSync(bundle, 'utf8').split('\n');

@@ -39,9 +39,13 @@ describe('packaging', () => {
   it('the published package carries the bundle bin/paymirror runs, not the modules it is built from', () => {
     const paths = packedPaths();
     expect(paths).toEqual(
-      expect.arrayContaining(['dist/cli/paymirror.mjs', 'dist/cli/paymirror.mjs.map']),
+      expect.arrayContaining([
+        'dist/cli/launch.mjs',
+        'dist/cli/paymirror.cjs',
+        'dist/cli/paymirror.cjs.map',
+      ]),
     );
-    expect(paths.filter((path) => path.startsWith('dist/'))).toHaveLength(2);
+    expect(paths.filter((path) => path.startsWith('dist/'))).toHaveLength(3);
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true);
   });
 
