@@ -21,10 +21,10 @@ COPY --from=build /app/dist/cli/launch.mjs /app/dist/cli/paymirror.cjs /app/dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
-# The launcher keeps its V8 code caches in dist/cli/code-cache/, written by each command's first
-# run: a process restarted in the same container starts on less CPU.
-RUN mkdir -p /app/data/spool /app/dist/cli/code-cache \
-  && chown -R node:node /app/data /app/dist/cli/code-cache
+# dist/ stays root's: the launcher's V8 code caches (dist/cli/code-cache/) are not written here,
+# since bytecode the app's user could write would run as the app's code. Processes compile the
+# bundle at each start instead, as without a cache.
+RUN mkdir -p /app/data/spool && chown -R node:node /app/data
 ENV SPOOL_DIR=/app/data/spool
 USER node
 EXPOSE 3000
