@@ -1,5 +1,5 @@
 // What bin/paymirror runs: the CLI bundle (dist/cli/paymirror.cjs, scripts/bundle.mjs) compiled
-// with a V8 code cache, so that a process does not parse and compile ~2.6 MB of JavaScript at
+// with a V8 code cache, so that a process does not parse and compile ~3.9 MB of JavaScript at
 // each start. The cache lives in dist/cli/code-cache/, one file per command, written by the first
 // run of each (docs/architecture.md).
 import { readFileSync } from 'node:fs';
