@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,9 +105,12 @@ describe('the launcher', () => {
     expect(written[0]).toMatch(/^report\.daily\.v8-/);
     expect(written[1]).toMatch(/^start\.worker\.v8-/);
     const file = join(dir, 'code-cache', written[1] ?? '');
+    // Written again it would be a new file (a rename): the same inode means it was used as it was.
     const before = readFileSync(file);
+    const inode = statSync(file).ino;
     expect(launch('start', '--role', 'worker')).toMatchObject({ status: 0 });
     expect(readFileSync(file).equals(before)).toBe(true);
+    expect(statSync(file).ino).toBe(inode);
   });
 
   it('runs a rebuilt bundle without the last build cache, and writes its own', async () => {
