@@ -44,33 +44,30 @@ const banner = [
   'const __paymirrorFile = (path) => __paymirrorJoin(__paymirrorRoot, path);',
 ].join('\n');
 
+// Both builds: one file with its packages, for the oldest Node that engines allows.
+const oneFile = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
+
 await build({
+  ...oneFile,
   entryPoints: [`${root}dist/cli/main.js`],
   outfile,
-  bundle: true,
-  platform: 'node',
   format: 'cjs',
-  target: 'node20',
   banner: { js: banner },
   define: { 'import.meta.url': '__paymirrorModuleUrl' },
   plugins: [ownDirname],
   sourcemap: true,
   sourcesContent: false,
   minifyWhitespace: true,
-  logLevel: 'warning',
 });
 
 await keepOwnMappings(`${outfile}.map`);
 
 // The launcher, alone: it compiles the bundle above with a V8 code cache.
 await build({
+  ...oneFile,
   entryPoints: [`${root}dist/launch/launch.js`],
   outfile: `${root}dist/cli/launch.mjs`,
-  bundle: true,
-  platform: 'node',
   format: 'esm',
-  target: 'node20',
-  logLevel: 'warning',
 });
 // The code caches of the last build's bundle (src/launch/codeCache.ts names them by its size
 // and mtime, so they would not be used; they would only take room).

@@ -106,10 +106,8 @@ const NODE_FLAGS_VAR = 'PAYMIRROR_NODE_FLAGS';
  * the ES module bundle, or from before that main.js.
  */
 function cliEntry(root: string): string {
-  const entries = ['launch.mjs', 'paymirror.mjs', 'main.js'].map(
-    (file) => `${root}dist/cli/${file}`,
-  );
-  return entries.find((entry) => existsSync(entry)) ?? `${root}dist/cli/main.js`;
+  const bundled = ['launch.mjs', 'paymirror.mjs'].map((file) => `${root}dist/cli/${file}`);
+  return bundled.find((entry) => existsSync(entry)) ?? `${root}dist/cli/main.js`;
 }
 
 /** A TypeScript file under bench/ run with tsx (the bare and naive servers, bench wirings). */
