@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -64,6 +64,19 @@ describe('how far bin/paymirror lets the old generation grow between full collec
     expect((await startedWith({})).nodeFlags).toContain('--heap-growing-percent=70');
     expect((await startedWith({ PAYMIRROR_HEAP_GROWING_PERCENT: '100' })).nodeFlags).toContain(
       '--heap-growing-percent=100',
+    );
+  });
+});
+
+// Node gives V8 four background threads on any machine; on two cores shared with Postgres and
+// Redis one drained a backlog faster (bench/PERFORMANCE.md, session 30).
+describe("V8's background threads bin/paymirror starts node with", () => {
+  it('a core less than the machine has (1 to 4), PAYMIRROR_V8_POOL_SIZE when set', async () => {
+    const cores = availableParallelism();
+    const expected = Math.min(4, Math.max(1, cores - 1));
+    expect((await startedWith({})).nodeFlags).toContain(`--v8-pool-size=${expected}`);
+    expect((await startedWith({ PAYMIRROR_V8_POOL_SIZE: '3' })).nodeFlags).toContain(
+      '--v8-pool-size=3',
     );
   });
 });
