@@ -40,23 +40,29 @@ export class MirrorBatch {
   private readonly writes = new MirrorWrites();
 
   /**
-   * Locks the sales inbox rows name and loads their history, needing no earlier answer. Then
-   * `salesNamedByInbox` with the sales the rows name, so `plan` does not look them up again.
-   * The withdrawals they name are locked by `plan`, by id, in a round trip of its own: few
-   * batches name one, and for the others a statement sent blind cost more Postgres time to plan
-   * than to run (bench/PERFORMANCE.md, session 19). Sales are still locked before withdrawals.
+   * Locks the sales inbox rows name, needing no earlier answer. Then `salesNamedByInbox` with
+   * the sales the rows name, so `plan` does not look them up again. The withdrawals they name
+   * are locked by `plan`, by id, in a round trip of its own: few batches name one, and for the
+   * others a statement sent blind cost more Postgres time to plan than to run
+   * (bench/PERFORMANCE.md, session 19). Sales are still locked before withdrawals.
    */
   async lockSalesNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    // Pipelined on the transaction's connection: the history is read after the locks are held.
-    await Promise.all([
-      this.saleRows.lockNamedByInbox(tx, inboxEventIds),
-      this.writes.loadSeenOfSalesNamedByInbox(tx, inboxEventIds),
-    ]);
+    await this.saleRows.lockNamedByInbox(tx, inboxEventIds);
   }
 
+  /**
+   * A sale the lock did not find has no history to read: the one writer inserts a sale's row
+   * with its first history row and never deletes one. `plan` reads the history of the others,
+   * after the locks. A backlog of new sales skips the statement (a drain +5 to +11 %,
+   * bench/PERFORMANCE.md, session 30); a batch that moves sales the mirror holds pays a round
+   * trip for it.
+   */
   salesNamedByInbox(sale: readonly number[]): void {
     this.saleRows.markLookedUp(sale);
-    this.writes.markLoaded({ sale, withdrawal: [] });
+    this.writes.markLoaded({
+      sale: sale.filter((id) => this.saleRows.get(id) === undefined),
+      withdrawal: [],
+    });
   }
 
   /** Locks what is not locked yet, and decides every input in order. Writes nothing. */

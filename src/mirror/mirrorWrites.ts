@@ -5,7 +5,7 @@ import { insertRows } from '../db/jsonRows.js';
 import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
 import type { FieldDifference } from './compareFields.js';
 import { recordKey, type ChangeContext } from './inputs.js';
-import { namedByInbox, resourceTypeIs } from './mirrorRows.js';
+import { resourceTypeIs } from './mirrorRows.js';
 import { executeQuery } from '../db/driverQuery.js';
 
 type HistoryRow = typeof statusHistory.$inferInsert;
@@ -55,14 +55,6 @@ export class MirrorWrites {
       ...(sale.length > 0 ? { sale: bigintArrayLiteral(sale) } : {}),
       ...(withdrawal.length > 0 ? { withdrawal: bigintArrayLiteral(withdrawal) } : {}),
     });
-  }
-
-  /**
-   * The same for the sales inbox rows name, in a statement that needs no earlier answer (see
-   * MirrorRows.lockNamedByInbox). Call `markLoaded` with the sales once they are known.
-   */
-  async loadSeenOfSalesNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    await this.keepSeen(tx, { sale: namedByInbox('sale', bigintArrayLiteral(inboxEventIds)) });
   }
 
   markLoaded(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {

@@ -67,10 +67,10 @@ export interface BatchOptions {
  * first, outside any transaction (one GET per record however many rows wait on it); then one
  * transaction locks the inbox rows (a re-run job finds its row finished), hands every row's
  * inputs to the mirror's one writer in id order, and records each row's outcome. Its
- * statements share round trips: the inbox rows, the sales they name and those sales' history
- * and deliveries are read in one (the withdrawals they name, when there are any, in one more);
- * the new mirror rows are written in a second; and everything else, the inbox rows' outcomes
- * included, in a third.
+ * statements share round trips: the inbox rows, the sales they name and those sales'
+ * deliveries are read in one (the withdrawals they name and the history of the records the
+ * mirror holds, when there are any, in one more); the new mirror rows are written in a second;
+ * and everything else, the inbox rows' outcomes included, in a third.
  */
 export async function processInboxBatch(
   deps: ProcessDeps,
@@ -147,7 +147,7 @@ async function applyRows(
   const toApply: { row: InboxRow; plan: Extract<RowPlan, { kind: 'apply' }> }[] = [];
 
   // One round trip: the statements are pipelined and run in this order, so the sales are
-  // locked before their history and deliveries are read.
+  // locked before their deliveries are read.
   const mirror = new MirrorBatch();
   const [lockedRows, , deliveries] = await Promise.all([
     lockInboxRows(tx, ids),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/client.js';
 import { inboxEvents } from '../../src/db/schema.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { SALE_STATUSES } from '../../src/domain/saleMachine.js';
@@ -172,6 +173,61 @@ describe('processInboxBatch', () => {
     expect(await batched.database.sql`select id, status from withdrawals`).toEqual([
       { id: '2001', status: 'PENDING' },
     ]);
+  });
+
+  it('reads the history of the sales the mirror holds, not of those it is creating', async () => {
+    // A backlog of new sales used to read their (empty) history in every batch: an eighth of a
+    // drain's Postgres time (bench/PERFORMANCE.md, session 30). Reads of status_history show in
+    // its statistics, flushed by the one connection that ran the batch.
+    await reset(batched);
+    const reader = createDatabase(batched.url, { max: 1 });
+    const historyReads = async () => {
+      await reader.sql`select pg_stat_force_next_flush()`;
+      const [row] = await batched.database.sql<{ reads: string }[]>`
+        select t.seq_scan + coalesce(sum(i.idx_scan), 0) as reads
+          from pg_stat_user_tables t
+          left join pg_stat_user_indexes i
+            on i.relid = t.relid and i.indexrelname <> 'status_history_inbox_event_status_uq'
+         where t.relname = 'status_history'
+         group by t.seq_scan`;
+      return Number(row?.reads);
+    };
+    try {
+      const readerDeps = { ...deps(batched), db: reader.db };
+      const created = await storeAll(batched, [
+        {
+          channel: 'postback',
+          payload: postbackBody({ id: 1001, status: 'PENDENTE' }),
+        },
+        { channel: 'postback', payload: postbackBody({ id: 1002, status: 'PAGO' }) },
+      ]);
+      const before = await historyReads();
+      const first = await processInboxBatch(readerDeps, created, { read: false });
+      expect([...first.values()]).toMatchObject([{ outcome: 'applied' }, { outcome: 'applied' }]);
+      expect(await historyReads()).toBe(before);
+
+      // A sale the mirror holds: its history is read, so a status it already went through is
+      // not recorded again.
+      const [moved, again] = await storeAll(batched, [
+        { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO' }) },
+        {
+          channel: 'postback',
+          payload: postbackBody({ id: 1001, status: 'PENDENTE' }),
+        },
+      ]);
+      await processInboxBatch(readerDeps, [moved!], { read: false });
+      const between = await historyReads();
+      expect(between).toBeGreaterThan(before);
+      const late = await processInboxBatch(readerDeps, [again!], { read: false });
+      expect(late.get(again!)).toMatchObject({ outcome: 'stale' });
+      expect(await historyReads()).toBeGreaterThan(between);
+      expect(
+        await batched.database.sql`
+          select to_status from status_history where resource_id = 1001 order by id`,
+      ).toEqual([{ to_status: 'PENDENTE' }, { to_status: 'PAGO' }]);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('locks and compares the record of a row the ingress could not name', async () => {
