@@ -176,7 +176,7 @@ describe('processInboxBatch', () => {
   });
 
   it('reads the history of the sales the mirror holds, not of those it is creating', async () => {
-    // A backlog of new sales used to read their (empty) history in every batch: an eighth of a
+    // A backlog of new sales used to read their (empty) history in every batch: about a tenth of a
     // drain's Postgres time (bench/PERFORMANCE.md, session 30). Reads of status_history show in
     // its statistics, flushed by the one connection that ran the batch.
     await reset(batched);
