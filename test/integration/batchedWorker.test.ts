@@ -178,12 +178,13 @@ describe('processInboxBatch', () => {
   it('reads the history of the sales the mirror holds, not of those it is creating', async () => {
     // A backlog of new sales used to read their (empty) history in every batch: about a tenth of a
     // drain's Postgres time (bench/PERFORMANCE.md, session 30). Reads of status_history show in
-    // its statistics, flushed by the one connection that ran the batch.
-    await reset(batched);
-    const reader = createDatabase(batched.url, { max: 1 });
+    // its statistics, flushed by the one connection that ran the batch. A database of its own: the
+    // shared one's other connections would flush their earlier tests' reads at any moment.
+    const own = await createTestDatabase();
+    const reader = createDatabase(own.url, { max: 1 });
     const historyReads = async () => {
       await reader.sql`select pg_stat_force_next_flush()`;
-      const [row] = await batched.database.sql<{ reads: string }[]>`
+      const [row] = await own.database.sql<{ reads: string }[]>`
         select t.seq_scan + coalesce(sum(i.idx_scan), 0) as reads
           from pg_stat_user_tables t
           left join pg_stat_user_indexes i
@@ -193,8 +194,8 @@ describe('processInboxBatch', () => {
       return Number(row?.reads);
     };
     try {
-      const readerDeps = { ...deps(batched), db: reader.db };
-      const created = await storeAll(batched, [
+      const readerDeps = { ...deps(own), db: reader.db };
+      const created = await storeAll(own, [
         {
           channel: 'postback',
           payload: postbackBody({ id: 1001, status: 'PENDENTE' }),
@@ -208,7 +209,7 @@ describe('processInboxBatch', () => {
 
       // A sale the mirror holds: its history is read, so a status it already went through is
       // not recorded again.
-      const [moved, again] = await storeAll(batched, [
+      const [moved, again] = await storeAll(own, [
         { channel: 'postback', payload: postbackBody({ id: 1001, status: 'PAGO' }) },
         {
           channel: 'postback',
@@ -222,11 +223,12 @@ describe('processInboxBatch', () => {
       expect(late.get(again!)).toMatchObject({ outcome: 'stale' });
       expect(await historyReads()).toBeGreaterThan(between);
       expect(
-        await batched.database.sql`
+        await own.database.sql`
           select to_status from status_history where resource_id = 1001 order by id`,
       ).toEqual([{ to_status: 'PENDENTE' }, { to_status: 'PAGO' }]);
     } finally {
       await reader.close();
+      await own.drop();
     }
   });
 
