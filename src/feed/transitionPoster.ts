@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import { TRANSITIONS_QUEUE, transitionJobId, type TransitionJob } from '../queue/catalog.js';
@@ -31,7 +31,7 @@ export function startTransitionPoster(options: TransitionPosterOptions): {
   const closing = new AbortController();
   const worker = new Worker<unknown>(
     TRANSITIONS_QUEUE,
-    async (job: Job<unknown>) => {
+    async (job: Job<unknown>, token?: string) => {
       const verified = await verifyTransition(options.sql, job.data);
       if (!verified.ok) {
         options.onDropped();
@@ -42,18 +42,24 @@ export function startTransitionPoster(options: TransitionPosterOptions): {
       for (let attempt = 0; ; attempt += 1) {
         const failure = await post(options.url, transition, timeoutMs);
         if (failure === null) return;
-        if (closing.signal.aborted) {
-          // Left for the next start: the job is retried, the receiver dedupes.
-          throw new Error(
-            `transition ${transition.historyId} not delivered before shutdown: ${failure}`,
+        if (!closing.signal.aborted) {
+          const delay = Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 12));
+          options.logger.warn(
+            { historyId: transition.historyId, attempt: attempt + 1, failure, retryInMs: delay },
+            'transition POST failed; retrying',
           );
+          await sleep(delay, closing.signal);
         }
-        const delay = Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 12));
-        options.logger.warn(
-          { historyId: transition.historyId, attempt: attempt + 1, failure, retryInMs: delay },
-          'transition POST failed; retrying',
-        );
-        await sleep(delay, closing.signal);
+        if (closing.signal.aborted) {
+          // Back to the head of the queue, not failed: with one attempt a job, a failed one
+          // would never be posted, and the record's later transitions would overtake it.
+          await job.moveToWait(token);
+          options.logger.warn(
+            { historyId: transition.historyId, failure },
+            'transition not delivered before shutdown; left first in the queue for the next start',
+          );
+          throw new WaitingError();
+        }
       }
     },
     { connection: options.connection, prefix: options.prefix, concurrency: 1 },
