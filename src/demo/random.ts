@@ -3,6 +3,7 @@
  * gives the same scenario and, fed to the sandbox, the same fault decisions.
  */
 export type Random = () => number;
+import { InvariantError } from '../lib/invariantError.js';
 
 export function seededRandom(seed: number): Random {
   let state = seed >>> 0;
@@ -22,7 +23,7 @@ export function intBetween(random: Random, min: number, max: number): number {
 
 export function pick<T>(random: Random, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
-  if (item === undefined) throw new Error('pick from an empty list');
+  if (item === undefined) throw new InvariantError('pick from an empty list');
   return item;
 }
 
@@ -38,7 +39,7 @@ export function pickWeighted<T extends { readonly weight: number }>(
     if (roll < 0) return item;
   }
   const last = items[items.length - 1];
-  if (last === undefined) throw new Error('pick from an empty list');
+  if (last === undefined) throw new InvariantError('pick from an empty list');
   return last;
 }
 

@@ -9,6 +9,7 @@ import {
   type StoreOptions,
   type StoreResult,
 } from './storeDelivery.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 export interface BatchedStoreOptions extends StoreOptions {
   /** Most deliveries in one statement; a full batch is sent at once. Default 64. */
@@ -303,7 +304,7 @@ function bodyBytes(deliveries: readonly Delivery[]): number {
 
 function firstDelivery(group: readonly Waiting[] | undefined): Delivery {
   const delivery = group?.[0]?.item;
-  if (!delivery) throw new Error('a batch key without a delivery');
+  if (!delivery) throw new InvariantError('a batch key without a delivery');
   return delivery;
 }
 

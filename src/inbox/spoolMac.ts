@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { InvariantError } from '../lib/invariantError.js';
 
 /**
  * Each spool line carries an HMAC so a line written into the spool by anyone but this
@@ -37,6 +38,7 @@ export function spoolMacFor(
 ): SpoolMac {
   const all = [...postbackSecrets, ...webhookTokens];
   const signing = all[0];
-  if (signing === undefined) throw new Error('the spool needs a postback secret or webhook token');
+  if (signing === undefined)
+    throw new InvariantError('the spool needs a postback secret or webhook token');
   return createSpoolMac(signing, all);
 }

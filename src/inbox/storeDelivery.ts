@@ -92,6 +92,20 @@ export async function recycleKey(sql: Sql, delivery: Delivery): Promise<number |
 }
 
 /**
+ * A duplicate's dedupe key was deleted (a prune) between the statements of its store. Nothing
+ * was acknowledged: like an outage, the ingress spools the delivery and stores it again later.
+ */
+export class DedupeKeyVanishedError extends Error {
+  override readonly name = 'DedupeKeyVanishedError';
+  constructor(
+    readonly channel: string,
+    readonly eventKey: string,
+  ) {
+    super(`dedupe key ${eventKey} vanished mid-store`);
+  }
+}
+
+/**
  * The inbox row a dedupe key points to, for a duplicate whose row was not found under it.
  * The key vanished between two statements (a prune): never acknowledge with a made-up id.
  */
@@ -100,7 +114,7 @@ export async function keyOwner(sql: Sql, channel: string, eventKey: string): Pro
     select inbox_event_id from inbox_dedupe_keys
      where channel = ${channel} and event_key = ${eventKey}`;
   const firstId = claim[0]?.inbox_event_id;
-  if (firstId === undefined) throw new Error(`dedupe key ${eventKey} vanished mid-store`);
+  if (firstId === undefined) throw new DedupeKeyVanishedError(channel, eventKey);
   return Number(firstId);
 }
 

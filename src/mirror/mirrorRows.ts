@@ -5,6 +5,7 @@ import { insertRows, TX_NOW, updateRowsById, type TxNow } from '../db/jsonRows.j
 import { RowReader } from '../db/rowReader.js';
 import { sales, withdrawals } from '../db/schema.js';
 import { executeQuery } from '../db/driverQuery.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 type MirrorTable = typeof sales | typeof withdrawals;
 type RowOf<T extends MirrorTable> = T['$inferSelect'];
@@ -119,7 +120,7 @@ export class MirrorRows<T extends MirrorTable> {
   update(id: number, fields: ChangeOf<T>): void {
     if (Object.keys(fields).length === 0) return;
     const row = this.get(id);
-    if (!row) throw new Error(`${this.tableName()} ${id} updated before it was locked`);
+    if (!row) throw new InvariantError(`${this.tableName()} ${id} updated before it was locked`);
     this.current.set(id, withClock({ ...row }, fields));
     const pending = this.inserted.get(id) ?? this.changed.get(id);
     const merged = { ...pending, ...fields };

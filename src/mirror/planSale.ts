@@ -22,6 +22,7 @@ import {
   readDiscrepancySource,
   withoutStatus,
 } from './planContext.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 type SaleRows = MirrorRows<typeof sales>;
 type SaleRow = typeof sales.$inferSelect;
@@ -56,7 +57,7 @@ export function planSaleNotice(
   const decision = decideSale(facts(current), notice);
   switch (decision.kind) {
     case 'insert':
-      throw new Error('decideSale returned insert for an existing row');
+      throw new InvariantError('decideSale returned insert for an existing row');
     case 'invalid':
       return { outcome: 'invalid', reason: decision.reason };
     case 'noop':

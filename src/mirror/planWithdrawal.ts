@@ -25,6 +25,7 @@ import {
   withoutStatus,
   type PlanContext,
 } from './planContext.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 type WithdrawalRows = MirrorRows<typeof withdrawals>;
 type WithdrawalRow = typeof withdrawals.$inferSelect;
@@ -59,7 +60,7 @@ export function planWithdrawalNotice(
   );
   switch (decision.kind) {
     case 'insert':
-      throw new Error('decideWithdrawal returned insert for an existing row');
+      throw new InvariantError('decideWithdrawal returned insert for an existing row');
     case 'stale':
       return { outcome: 'stale', reason: decision.reason };
     case 'noop':

@@ -11,6 +11,7 @@ import {
 import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import { cashoutFailureOutcome } from './cashoutOutcome.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 export type CashoutResult =
   | {
@@ -49,7 +50,7 @@ export async function requestCashout(
       pixKeyType: request.pixKeyType ?? null,
     })
     .returning({ id: cashoutAttempts.id });
-  if (!attempt) throw new Error('the cashout attempt was not recorded');
+  if (!attempt) throw new InvariantError('the cashout attempt was not recorded');
   const attemptId = attempt.id;
 
   const readAt = new Date();

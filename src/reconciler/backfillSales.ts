@@ -3,6 +3,7 @@ import { backfillProgress } from '../db/schema.js';
 import { GatewayError } from '../gateway/gatewayError.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import type { ReconcileDeps } from './reconcilePass.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 export interface BackfillSummary {
   readonly fromId: number;
@@ -45,7 +46,7 @@ export async function backfillSales(
     .values({ resourceType: 'sale', fromId, toId, nextId: fromId })
     .onConflictDoNothing();
   const [progress] = await deps.db.select().from(backfillProgress).where(key);
-  if (!progress) throw new Error('backfill progress row vanished');
+  if (!progress) throw new InvariantError('backfill progress row vanished');
   let { found, skipped } = progress;
   const thisRun = { found: 0, skipped: 0 };
   const resumedAt = progress.nextId;

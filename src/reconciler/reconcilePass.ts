@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import type { MirrorInput, MirrorResult } from '../mirror/inputs.js';
 import { selectCandidates, type Candidate, type PassSelection } from './selectCandidates.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 export interface ReconcileDeps {
   readonly db: Db;
@@ -55,7 +56,7 @@ export async function runReconcilePass(
     .insert(reconciliationRuns)
     .values({ trigger, status: 'running' })
     .returning({ id: reconciliationRuns.id });
-  if (!run) throw new Error('could not record the reconciliation run');
+  if (!run) throw new InvariantError('could not record the reconciliation run');
   const counts = {
     checked: 0,
     unchanged: 0,

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
 import type { LaneRow } from '../queue/lanes.js';
 import type { Channel } from '../notifications/notification.js';
+import { InvariantError } from '../lib/invariantError.js';
 
 /**
  * The instant a sweep pass looks before: a pending row last enqueued at or before it is due.
@@ -14,7 +15,7 @@ export type Cutoff = string & { readonly __cutoff: unique symbol };
 export async function cutoffOfPass(sql: Sql, afterSeconds: number): Promise<Cutoff> {
   const [row] = await sql<{ cutoff: string }[]>`
     select (now() - make_interval(secs => ${afterSeconds}))::text as cutoff`;
-  if (!row) throw new Error('now() returned no row');
+  if (!row) throw new InvariantError('now() returned no row');
   return row.cutoff as Cutoff;
 }
 

@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBatchedStore } from '../../src/inbox/batchedStore.js';
 import { buildDelivery, type Delivery } from '../../src/inbox/delivery.js';
-import { storeDelivery, type StoreResult } from '../../src/inbox/storeDelivery.js';
+import {
+  DedupeKeyVanishedError,
+  storeDelivery,
+  type StoreResult,
+} from '../../src/inbox/storeDelivery.js';
+import { isStorageOutage } from '../../src/inbox/outage.js';
 import type { Sql } from '../../src/db/client.js';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
 import { useTestDatabase } from '../support/services.js';
@@ -303,7 +308,7 @@ describe('createBatchedStore', () => {
     expect(actual).toEqual(expected);
   });
 
-  it('fails a duplicate whose dedupe key vanished mid-store, as storeDelivery does', async () => {
+  it('fails a duplicate whose dedupe key vanished mid-store, as storeDelivery does, as an outage (spooled)', async () => {
     // A prune deleting the key between the claim and the duplicate count (a race, forced here).
     const pruning = (real: Sql, eventKey: string): Sql =>
       new Proxy(real, {
@@ -323,7 +328,7 @@ describe('createBatchedStore', () => {
     await storeDelivery(sql(), reference, WINDOW);
     await expect(
       storeDelivery(pruning(sql(), reference.eventKey), reference, WINDOW),
-    ).rejects.toThrow('vanished');
+    ).rejects.toBeInstanceOf(DedupeKeyVanishedError);
 
     const batched = materialize(spec, 9007);
     const other = materialize({ ...spec, key: 1 }, 9007);
@@ -337,7 +342,8 @@ describe('createBatchedStore', () => {
     const answers = await Promise.allSettled([batched, other].map((d) => store.store(d)));
     await store.close();
     expect(answers.map((a) => a.status)).toEqual(['rejected', 'fulfilled']);
-    expect(answers[0]).toMatchObject({ reason: { message: expect.stringMatching(/vanished/) } });
+    expect(answers[0]).toMatchObject({ reason: expect.any(DedupeKeyVanishedError) });
+    expect(isStorageOutage((answers[0] as PromiseRejectedResult).reason)).toBe(true);
   });
 
   it('stores every body byte for byte, and its payload as JSON.parse read it, batched or alone', async () => {

@@ -7,6 +7,7 @@ import type { FaultInjector } from '../delivery/faults.js';
 import { sameSecret } from '../keys.js';
 import { sendShapeB, sendShapeC } from './api-errors.js';
 import type { AuthFailureShape } from './api-errors.js';
+import { InvariantError } from '../../lib/invariantError.js';
 
 export interface ApiAccount {
   readonly publicKey: string;
@@ -38,7 +39,7 @@ export function requireApiKeys(
 export function authenticatedUserId(res: Response): number {
   const userId: unknown = res.locals.userId;
   if (typeof userId !== 'number')
-    throw new Error('authenticatedUserId called on an unauthenticated route');
+    throw new InvariantError('authenticatedUserId called on an unauthenticated route');
   return userId;
 }
 
