@@ -1,9 +1,10 @@
+import { InvariantError } from '../lib/invariantError.js';
+
 /**
  * A small seeded generator (mulberry32) so that a demo run is repeatable: the same seed
  * gives the same scenario and, fed to the sandbox, the same fault decisions.
  */
 export type Random = () => number;
-import { InvariantError } from '../lib/invariantError.js';
 
 export function seededRandom(seed: number): Random {
   let state = seed >>> 0;

@@ -93,7 +93,8 @@ export async function recycleKey(sql: Sql, delivery: Delivery): Promise<number |
 
 /**
  * A duplicate's dedupe key was deleted (a prune) between the statements of its store. Nothing
- * was acknowledged: like an outage, the ingress spools the delivery and stores it again later.
+ * was acknowledged: like an outage, the ingress spools the delivery to store it again (without
+ * a spool it answers 503 and the gateway delivers it again).
  */
 export class DedupeKeyVanishedError extends Error {
   override readonly name = 'DedupeKeyVanishedError';
