@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTransitionPoster } from '../../src/feed/transitionPoster.js';
 import {
@@ -8,13 +6,14 @@ import {
   type TransitionQueue,
 } from '../../src/feed/transitionPublisher.js';
 import { createLogger } from '../../src/log/logger.js';
-import { transitionJobId, transitionJobSchema } from '../../src/queue/catalog.js';
+import { transitionJobId } from '../../src/queue/catalog.js';
 import { waitFor } from '../support/paymirror.js';
 import {
   createTestQueuePrefix,
   useTestDatabase,
   type TestQueuePrefix,
 } from '../support/services.js';
+import { startTransitionReceiver, type TransitionReceiver } from '../support/transitionReceiver.js';
 
 // The poster stopped while the receiver fails: the transition it held must still be posted by
 // the next process, before the record's later ones.
@@ -22,35 +21,23 @@ const db = useTestDatabase();
 const silent = createLogger({ level: 'silent' });
 let queuePrefix: TestQueuePrefix;
 let queue: TransitionQueue;
-let receiver: Server;
-let url = '';
+let receiver: TransitionReceiver | undefined;
 let answer = 500;
-const posted: { historyId: number; status: number }[] = [];
 
 beforeAll(async () => {
   queuePrefix = createTestQueuePrefix();
   queue = createTransitionQueue({ url: queuePrefix.redisUrl }, queuePrefix.prefix);
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const { historyId } = transitionJobSchema.parse(JSON.parse(body));
-      posted.push({ historyId, status: answer });
-      res.writeHead(answer).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/transitions`;
+  receiver = await startTransitionReceiver(() => answer);
 });
 afterAll(async () => {
   await queue?.close();
   await queuePrefix?.drop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 function startPoster() {
   return startTransitionPoster({
-    url,
+    url: receiver?.url ?? '',
     connection: { url: queuePrefix.redisUrl },
     prefix: queuePrefix.prefix,
     logger: silent,
@@ -70,7 +57,8 @@ describe('a transition the receiver has not taken when the poster stops', () => 
     expect(await publishTransitions(sql, queue)).toBe(2);
 
     const failing = startPoster();
-    await waitFor(async () => (posted.length > 0 ? true : undefined), {
+    const posted = () => receiver?.received ?? [];
+    await waitFor(async () => (posted().length > 0 ? true : undefined), {
       what: 'the first POST, answered 500',
     });
     await failing.close();
@@ -80,13 +68,22 @@ describe('a transition the receiver has not taken when the poster stops', () => 
     answer = 200;
     const next = startPoster();
     try {
-      await waitFor(async () => (posted.some((p) => p.historyId === second) ? true : undefined), {
-        what: 'both transitions posted',
-      });
+      await waitFor(
+        async () => (posted().some((p) => p.transition.historyId === second) ? true : undefined),
+        {
+          what: 'both transitions posted',
+        },
+      );
     } finally {
       await next.close();
     }
-    expect(posted.filter((p) => p.status === 200).map((p) => p.historyId)).toEqual([first, second]);
-    expect(posted.every((p) => p.historyId === first || p.status === 200)).toBe(true);
+    expect(
+      posted()
+        .filter((p) => p.answered === 200)
+        .map((p) => p.transition.historyId),
+    ).toEqual([first, second]);
+    expect(posted().every((p) => p.transition.historyId === first || p.answered === 200)).toBe(
+      true,
+    );
   });
 });

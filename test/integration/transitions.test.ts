@@ -1,49 +1,33 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import {
-  TRANSITIONS_QUEUE,
-  transitionJobSchema,
-  type TransitionJob,
-} from '../../src/queue/catalog.js';
+import { TRANSITIONS_QUEUE } from '../../src/queue/catalog.js';
 import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor } from '../support/paymirror.js';
 import { useTestApp } from '../support/testApp.js';
 import { createTestDatabase, createTestQueuePrefix } from '../support/services.js';
+import {
+  startTransitionReceiver,
+  type ReceivedTransition,
+  type TransitionReceiver,
+} from '../support/transitionReceiver.js';
 
 // The transition feed: every status_history row delivered exactly once, in order per record.
-let receiver: Server;
-let receiverPort = 0;
-const received: { transition: TransitionJob; headers: IncomingHttpHeaders; answered: number }[] =
-  [];
+let receiver: TransitionReceiver | undefined;
+let received: ReceivedTransition[] = [];
 let failuresLeft = 1;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      // The consumer fails once: the first transition must still arrive exactly once.
-      const answered = failuresLeft-- > 0 ? 500 : 200;
-      received.push({
-        transition: transitionJobSchema.parse(JSON.parse(body)),
-        headers: req.headers,
-        answered,
-      });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverPort = (receiver.address() as AddressInfo).port;
+  // The consumer fails once: the first transition must still arrive exactly once.
+  receiver = await startTransitionReceiver(() => (failuresLeft-- > 0 ? 500 : 200));
+  received = receiver.received;
 });
 afterAll(async () => {
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 const t = useTestApp({
   env: () => ({
-    TRANSITIONS_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/transitions`,
+    TRANSITIONS_WEBHOOK_URL: receiver?.url ?? '',
     TRANSITIONS_PUBLISH_INTERVAL_MS: '50',
   }),
 });
