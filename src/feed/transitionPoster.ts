@@ -40,7 +40,7 @@ export function startTransitionPoster(options: TransitionPosterOptions): {
       }
       const transition = verified.transition;
       for (let attempt = 0; ; attempt += 1) {
-        const failure = await post(options.url, transition, timeoutMs);
+        const failure = await post(options.url, transition, timeoutMs, closing.signal);
         if (failure === null) return;
         if (!closing.signal.aborted) {
           const delay = Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 12));
@@ -83,11 +83,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Null on a 2xx answer, else what went wrong. */
+/**
+ * Null on a 2xx answer, else what went wrong. A shutdown aborts a POST in flight rather than
+ * waiting out its timeout: the job goes back to the queue, and the receiver dedupes the
+ * repeat on its Idempotency-Key if this one did arrive.
+ */
 async function post(
   url: string,
   transition: TransitionJob,
   timeoutMs: number,
+  closing: AbortSignal,
 ): Promise<string | null> {
   try {
     const response = await fetch(url, {
@@ -97,7 +102,7 @@ async function post(
         'idempotency-key': transitionJobId(transition.historyId),
       },
       body: JSON.stringify(transition),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.any([closing, AbortSignal.timeout(timeoutMs)]),
       redirect: 'manual',
     });
     await response.arrayBuffer().catch(() => undefined);

@@ -35,9 +35,10 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function startPoster() {
+function startPoster(url = receiver?.url ?? '', timeoutMs?: number) {
   return startTransitionPoster({
-    url: receiver?.url ?? '',
+    url,
+    timeoutMs,
     connection: { url: queuePrefix.redisUrl },
     prefix: queuePrefix.prefix,
     logger: silent,
@@ -85,5 +86,30 @@ describe('a transition the receiver has not taken when the poster stops', () => 
     expect(posted().every((p) => p.transition.historyId === first || p.answered === 200)).toBe(
       true,
     );
+  });
+});
+
+describe('a POST in flight when the poster stops', () => {
+  it('is aborted rather than waited out, and its job goes back to the queue', async () => {
+    const { sql } = db().database;
+    const [row] = await sql<{ id: string }[]>`
+      insert into status_history (resource_type, resource_id, from_status, to_status, source)
+      values ('sale', 9302, null, 'PAGO', 'api')
+      returning id`;
+    const historyId = Number(row?.id);
+    expect(await publishTransitions(sql, queue)).toBe(1);
+    const silentReceiver = await startTransitionReceiver(() => null);
+    try {
+      // A timeout longer than the test's own: close() returns only if the POST is aborted.
+      const poster = startPoster(silentReceiver.url, 10 * 60_000);
+      await waitFor(async () => (silentReceiver.received.length > 0 ? true : undefined), {
+        what: 'the POST, held unanswered',
+      });
+      await poster.close();
+      const held = await queue.getJob(transitionJobId(historyId));
+      expect(await held?.getState()).toBe('waiting');
+    } finally {
+      await silentReceiver.close();
+    }
   });
 });

@@ -5,8 +5,8 @@ import { transitionJobSchema, type TransitionJob } from '../../src/queue/catalog
 export interface ReceivedTransition {
   readonly transition: TransitionJob;
   readonly headers: IncomingHttpHeaders;
-  /** The status it was answered with. */
-  readonly answered: number;
+  /** The status it was answered with; null for a POST held unanswered. */
+  readonly answered: number | null;
 }
 
 export interface TransitionReceiver {
@@ -17,9 +17,12 @@ export interface TransitionReceiver {
   close(): Promise<void>;
 }
 
-/** A consumer of the transition feed's POSTs: records each and answers with `status(it)`. */
+/**
+ * A consumer of the transition feed's POSTs: records each and answers with `status(it)`, or
+ * holds it unanswered until closed when that is null.
+ */
 export async function startTransitionReceiver(
-  status: (transition: TransitionJob) => number,
+  status: (transition: TransitionJob) => number | null,
 ): Promise<TransitionReceiver> {
   const received: ReceivedTransition[] = [];
   const server = createServer((req, res) => {
@@ -29,7 +32,7 @@ export async function startTransitionReceiver(
       const transition = transitionJobSchema.parse(JSON.parse(body));
       const answered = status(transition);
       received.push({ transition, headers: req.headers, answered });
-      res.writeHead(answered).end();
+      if (answered !== null) res.writeHead(answered).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -37,6 +40,10 @@ export async function startTransitionReceiver(
   return {
     url: `http://127.0.0.1:${port}/transitions`,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
