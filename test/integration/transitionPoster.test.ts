@@ -98,7 +98,7 @@ describe('a POST in flight when the poster stops', () => {
       returning id`;
     const historyId = Number(row?.id);
     expect(await publishTransitions(sql, queue)).toBe(1);
-    const silentReceiver = await startTransitionReceiver(() => null);
+    const silentReceiver = await startTransitionReceiver(() => 'hang');
     try {
       // A timeout longer than the test's own: close() returns only if the POST is aborted.
       const poster = startPoster(silentReceiver.url, 10 * 60_000);

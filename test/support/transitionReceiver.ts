@@ -1,12 +1,12 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { transitionJobSchema, type TransitionJob } from '../../src/queue/catalog.js';
+import { bodyJson, startReceiver, type ReceiverAnswer } from '../sandbox/support/receiver.js';
 
 export interface ReceivedTransition {
   readonly transition: TransitionJob;
   readonly headers: IncomingHttpHeaders;
-  /** The status it was answered with; null for a POST held unanswered. */
-  readonly answered: number | null;
+  /** The status it was answered with, or 'hang' for a POST held unanswered. */
+  readonly answered: ReceiverAnswer;
 }
 
 export interface TransitionReceiver {
@@ -17,33 +17,16 @@ export interface TransitionReceiver {
   close(): Promise<void>;
 }
 
-/**
- * A consumer of the transition feed's POSTs: records each and answers with `status(it)`, or
- * holds it unanswered until closed when that is null.
- */
+/** A consumer of the transition feed's POSTs: records each and answers with `status(it)`. */
 export async function startTransitionReceiver(
-  status: (transition: TransitionJob) => number | null,
+  status: (transition: TransitionJob) => ReceiverAnswer,
 ): Promise<TransitionReceiver> {
   const received: ReceivedTransition[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const transition = transitionJobSchema.parse(JSON.parse(body));
-      const answered = status(transition);
-      received.push({ transition, headers: req.headers, answered });
-      if (answered !== null) res.writeHead(answered).end();
-    });
+  const receiver = await startReceiver((request) => {
+    const transition = transitionJobSchema.parse(bodyJson(request));
+    const answered = status(transition);
+    received.push({ transition, headers: request.headers, answered });
+    return answered;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/transitions`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: `${receiver.url}/transitions`, received, close: () => receiver.close() };
 }

@@ -1,6 +1,7 @@
 /**
- * A tiny HTTP server standing in for paymirror's ingress: it records every request with
- * its raw bytes and answers what the test tells it to.
+ * A tiny HTTP server standing in for paymirror's ingress (or, in
+ * test/support/transitionReceiver.ts, a consumer of its transition feed): it records every
+ * request with its raw bytes and answers what the test tells it to.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
