@@ -26,7 +26,8 @@ type Handler = (req: Request, res: Response, next: NextFunction) => void;
  * the token as the password (what a browser can send). Mounted only when a token is set, and
  * loaded on the first authenticated request: a process nobody browses does not carry it.
  * Read-only unless `write` (a leaked token then shows jobs but cannot delete or replay them),
- * never framed (clickjacking), and a source that keeps guessing the token is refused.
+ * never framed (clickjacking), and a source that keeps guessing wrong tokens is refused (the
+ * right token is always accepted).
  */
 export function mountAdminBoard(app: Express, options: AdminBoardOptions): void {
   let board: Promise<Handler> | null = null;
@@ -67,15 +68,17 @@ function requireToken(options: AdminBoardOptions) {
     windowMs: ADMIN_FAILURES_WINDOW_MS,
   });
   return (req: Request, res: Response, next: NextFunction) => {
+    // The right token first: an address shared with someone guessing (a NAT, a proxy) never
+    // locks the operator out. Only wrong tokens are limited.
+    const presented = presentedToken(req.headers.authorization);
+    if (presented !== null && timingSafeEqual(digest(presented), expected)) {
+      next();
+      return;
+    }
     const source = sourceAddressOf(req, options.trustedProxies);
     if (failures.isBlocked(source)) {
       res.setHeader('retry-after', String(failures.retryAfterSeconds(source)));
       res.status(429).json({ error: 'too many wrong admin tokens from this address' });
-      return;
-    }
-    const presented = presentedToken(req.headers.authorization);
-    if (presented !== null && timingSafeEqual(digest(presented), expected)) {
-      next();
       return;
     }
     // Only a wrong token counts: a browser's first, credential-less request is not a guess.

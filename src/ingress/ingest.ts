@@ -63,16 +63,16 @@ async function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> 
 }
 
 /**
- * Postbacks: 429 (a source over its failure limit, before a byte of the body is read) → 415 →
- * 413 → 401 → 400 → 400/403 (userId), then store. A blocked source's authentic postbacks wait
- * too: the gateway retries them, and an attacker's flood costs nothing but the headers.
+ * Postbacks: 415 → 413 → 401 → 400 → 400/403 (userId), then store. The HMAC is verified first,
+ * on the raw bytes (bounded by the body limit), and only an authentic body is parsed. Where a
+ * postback comes from never decides whether it is accepted: the gateway signs from the same
+ * address an attacker may share (a proxy, a NAT), so a correctly signed postback from an
+ * address over its failure limit is stored like any other.
  */
 export async function ingestPostback(
   req: IncomingMessage,
   deps: IngestDeps,
 ): Promise<IngestOutcome> {
-  const limited = blockedSource(req, deps);
-  if (limited) return limited;
   const body = await readBody(req, deps.bodyLimitBytes);
   if (!body.ok) return body.outcome;
   const signature = req.headers['x-signature'];
@@ -143,20 +143,12 @@ type AuthFailure =
   | 'foreign_user'
   | 'invalid_user_id';
 
-/** 429 for a source over its failure limit, asked before anything of the request is read. */
-function blockedSource(req: IncomingMessage, deps: IngestDeps): IngestOutcome | null {
-  const limiter = deps.authFailures;
-  if (!limiter) return null;
-  const retryAfterSeconds = limiter.retryAfterSeconds(sourceAddressOf(req, deps.trustedProxyCount));
-  return retryAfterSeconds > 0 ? { kind: 'limited', retryAfterSeconds } : null;
-}
-
 /**
  * An unauthenticated failure (bad signature, unknown token, source not allowed): 429 while the
  * source is over its limit — the rejection neither kept nor logged, a webhook's body not even
- * read —, else counted against the source and rejected as usual. Authentic deliveries never get
- * here: a webhook on the right token from a blocked source passes (its path authenticates it
- * before any body); a postback from one was refused earlier, by blockedSource.
+ * read —, else counted against the source and rejected as usual. The limiter only ever sees
+ * failures: an authentic delivery (a webhook on the right token, a correctly signed postback)
+ * never gets here, whatever its source.
  */
 async function failAuthentication(
   req: IncomingMessage,
