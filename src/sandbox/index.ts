@@ -10,6 +10,6 @@ export type {
   DeliveryAttemptEntry,
   DeliveryChannel,
   DeliveryOutcome,
-} from './delivery/delivery-log.js';
+} from './delivery/deliveryLog.js';
 export type { SaleRecord, WithdrawalRecord } from './domain/records.js';
 export { SALE_FEE_RULES, CASHOUT_FEE_RULE } from './domain/fees.js';

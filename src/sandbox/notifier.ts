@@ -6,14 +6,14 @@
  */
 import type { OutgoingNotification } from './delivery/dispatcher.js';
 import type { FaultInjector } from './delivery/faults.js';
-import { forgePostbackSignature, signPostbackBody } from './delivery/postback-signature.js';
+import { forgePostbackSignature, signPostbackBody } from './delivery/postbackSignature.js';
 import type { SaleRecord, WithdrawalRecord } from './domain/records.js';
 import type { SaleStatus, WithdrawalStatus } from './domain/vocabulary.js';
 import type { StoreListener } from './store.js';
 import {
   postbackTransactionNotification,
   webhookTransactionNotification,
-} from './wire/transaction-notification.js';
+} from './wire/transactionNotification.js';
 import { withdrawalNotification } from './wire/withdrawal.js';
 
 export const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [

@@ -5,17 +5,17 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Cents } from '../domain/money.js';
-import { decideCashout } from './domain/cashout-decision.js';
-import type { CashoutDecision } from './domain/cashout-decision.js';
+import { decideCashout } from './domain/cashoutDecision.js';
+import type { CashoutDecision } from './domain/cashoutDecision.js';
 import { cashoutFees } from './domain/fees.js';
 import { saleBalanceChange, withdrawalRefundCents } from './domain/ledger.js';
 import type { SaleRecord, WithdrawalRecord } from './domain/records.js';
-import { judgeSaleMove } from './domain/sale-machine.js';
+import { judgeSaleMove } from './domain/saleMachine.js';
 import { isCardMethod } from './domain/vocabulary.js';
 import type { PixKeyType, SaleStatus, WithdrawalStatus } from './domain/vocabulary.js';
-import { isSettledWithdrawalStatus, judgeWithdrawalMove } from './domain/withdrawal-machine.js';
+import { isSettledWithdrawalStatus, judgeWithdrawalMove } from './domain/withdrawalMachine.js';
 import type { SaleCreateRequest } from './requests.js';
-import { buildSale } from './sale-factory.js';
+import { buildSale } from './saleFactory.js';
 
 export interface StoreListener {
   saleStatusChanged(sale: SaleRecord, from: SaleStatus): void;

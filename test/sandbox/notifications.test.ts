@@ -15,7 +15,7 @@ import {
   webhookTransactionSchema,
   withdrawalCreatedSchema,
   withdrawalNotificationSchema,
-} from './support/spec-schemas.js';
+} from './support/specSchemas.js';
 
 let receiver: Receiver;
 let harness: Harness;

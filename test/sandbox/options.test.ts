@@ -14,7 +14,7 @@ import {
 import type { SandboxLogger } from '../../src/sandbox/index.js';
 import { saleBody, startHarness, waitFor } from './support/harness.js';
 import { bodyJson, startReceiver } from './support/receiver.js';
-import { saleCreatedSchema } from './support/spec-schemas.js';
+import { saleCreatedSchema } from './support/specSchemas.js';
 
 describe('generateKeyPair', () => {
   it('gives a public and a private key sharing one prefix', () => {

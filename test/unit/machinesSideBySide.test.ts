@@ -8,8 +8,8 @@ import {
   type PaymentMethod,
 } from '../../src/domain/saleMachine.js';
 import { WITHDRAWAL_EDGES, WITHDRAWAL_STATUSES } from '../../src/domain/withdrawalMachine.js';
-import { judgeSaleMove } from '../../src/sandbox/domain/sale-machine.js';
-import { WITHDRAWAL_EDGES as SANDBOX_WITHDRAWAL_EDGES } from '../../src/sandbox/domain/withdrawal-machine.js';
+import { judgeSaleMove } from '../../src/sandbox/domain/saleMachine.js';
+import { WITHDRAWAL_EDGES as SANDBOX_WITHDRAWAL_EDGES } from '../../src/sandbox/domain/withdrawalMachine.js';
 import { paymentMethodSchema } from '../../src/sandbox/domain/vocabulary.js';
 
 // The sandbox (the gateway's side) and paymirror keep their own machines on purpose; here they

@@ -12,9 +12,9 @@ import type {
   DeliveryChannel,
   DeliveryLog,
   DeliveryOutcome,
-} from './delivery-log.js';
+} from './deliveryLog.js';
 import type { FaultInjector } from './faults.js';
-import { postOnce } from './http-post.js';
+import { postOnce } from './httpPost.js';
 import type { SandboxLogger } from '../options.js';
 
 const MAX_BACKOFF_MS = 3_600_000;

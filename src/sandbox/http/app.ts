@@ -4,12 +4,12 @@
  */
 import express from 'express';
 import type { ErrorRequestHandler, Express } from 'express';
-import { sendControlError, sendShapeB } from './api-errors.js';
-import { cashoutRoutes } from './cashout-routes.js';
-import { controlRecordRoutes } from './control-record-routes.js';
-import { controlSettingsRoutes } from './control-settings-routes.js';
+import { sendControlError, sendShapeB } from './apiErrors.js';
+import { cashoutRoutes } from './cashoutRoutes.js';
+import { controlRecordRoutes } from './controlRecordRoutes.js';
+import { controlSettingsRoutes } from './controlSettingsRoutes.js';
 import type { HttpDeps } from './deps.js';
-import { salesRoutes } from './sales-routes.js';
+import { salesRoutes } from './salesRoutes.js';
 
 const CONTROL_PREFIX = '/_sandbox';
 

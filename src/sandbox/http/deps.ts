@@ -1,4 +1,4 @@
-import type { DeliveryLog } from '../delivery/delivery-log.js';
+import type { DeliveryLog } from '../delivery/deliveryLog.js';
 import type { FaultInjector } from '../delivery/faults.js';
 import type { SandboxLogger } from '../options.js';
 import type { SandboxRuntime } from '../runtime.js';

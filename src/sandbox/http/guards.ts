@@ -5,8 +5,8 @@
 import type { RequestHandler, Response } from 'express';
 import type { FaultInjector } from '../delivery/faults.js';
 import { sameSecret } from '../keys.js';
-import { sendShapeB, sendShapeC } from './api-errors.js';
-import type { AuthFailureShape } from './api-errors.js';
+import { sendShapeB, sendShapeC } from './apiErrors.js';
+import type { AuthFailureShape } from './apiErrors.js';
 import { InvariantError } from '../../lib/invariantError.js';
 
 export interface ApiAccount {

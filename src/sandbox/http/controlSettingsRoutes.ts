@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { faultsPatchSchema, FaultsError } from '../delivery/faults.js';
 import { configPatchSchema, restrictionsPatchSchema } from '../requests.js';
 import type { SaleRecord } from '../domain/records.js';
-import { sendControlError } from './api-errors.js';
-import { balanceForm, countByStatus } from './control-forms.js';
+import { sendControlError } from './apiErrors.js';
+import { balanceForm, countByStatus } from './controlForms.js';
 import type { HttpDeps } from './deps.js';
 
 const deliveriesQuerySchema = z.object({

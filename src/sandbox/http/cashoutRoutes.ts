@@ -9,7 +9,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { cashoutRequestSchema, resourceIdSchema } from '../requests.js';
 import { withdrawalCreatedForm, withdrawalReadForm } from '../wire/withdrawal.js';
-import { sendShapeA, sendShapeB } from './api-errors.js';
+import { sendShapeA, sendShapeB } from './apiErrors.js';
 import type { HttpDeps } from './deps.js';
 import { authenticatedUserId, injectInternalError, requireApiKeys } from './guards.js';
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saleBody, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
-import { transactionReadSchema } from './support/spec-schemas.js';
+import { transactionReadSchema } from './support/specSchemas.js';
 
 let harness: Harness;
 beforeEach(async () => {

@@ -13,11 +13,11 @@ import {
   withdrawalStatusMoveSchema,
 } from '../requests.js';
 import type { MoveResult } from '../store.js';
-import { transactionReadForm } from '../wire/transaction-read.js';
+import { transactionReadForm } from '../wire/transactionRead.js';
 import { withdrawalReadForm } from '../wire/withdrawal.js';
-import { sendControlError } from './api-errors.js';
+import { sendControlError } from './apiErrors.js';
 import type { HttpDeps } from './deps.js';
-import { balanceForm } from './control-forms.js';
+import { balanceForm } from './controlForms.js';
 
 function answerMove<T, S>(
   res: Response,

@@ -4,9 +4,9 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { resourceIdSchema, saleCreateRequestSchema } from '../requests.js';
-import { saleCreatedResponse } from '../wire/sale-created.js';
-import { transactionReadForm } from '../wire/transaction-read.js';
-import { sendShapeB, sendShapeC } from './api-errors.js';
+import { saleCreatedResponse } from '../wire/saleCreated.js';
+import { transactionReadForm } from '../wire/transactionRead.js';
+import { sendShapeB, sendShapeC } from './apiErrors.js';
 import type { HttpDeps } from './deps.js';
 import { authenticatedUserId, injectInternalError, requireApiKeys } from './guards.js';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideCashout } from '../../src/sandbox/domain/cashout-decision.js';
+import { decideCashout } from '../../src/sandbox/domain/cashoutDecision.js';
 import { basisPointsOf, cashoutFees, saleFees } from '../../src/sandbox/domain/fees.js';
 import { saleBalanceChange } from '../../src/sandbox/domain/ledger.js';
-import { judgeSaleMove, SALE_EDGES } from '../../src/sandbox/domain/sale-machine.js';
-import { judgeWithdrawalMove } from '../../src/sandbox/domain/withdrawal-machine.js';
+import { judgeSaleMove, SALE_EDGES } from '../../src/sandbox/domain/saleMachine.js';
+import { judgeWithdrawalMove } from '../../src/sandbox/domain/withdrawalMachine.js';
 import { paymentMethodSchema, saleStatusSchema } from '../../src/sandbox/domain/vocabulary.js';
 
 describe('fee rules', () => {

@@ -2,7 +2,7 @@
  * POST /api/sales (docs/gateway.md 2.3, 4.4) and GET /api/transactions/{id} (2.2, 4.3).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crc16Ccitt } from '../../src/sandbox/domain/pix-br-code.js';
+import { crc16Ccitt } from '../../src/sandbox/domain/pixBrCode.js';
 import { saleBody, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import {
@@ -11,7 +11,7 @@ import {
   parseEmvFields,
   saleCreatedSchema,
   transactionReadSchema,
-} from './support/spec-schemas.js';
+} from './support/specSchemas.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

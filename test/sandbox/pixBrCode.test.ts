@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reaisStringFromCents } from '../../src/domain/money.js';
-import { buildPixBrCode, crc16Ccitt, emvField } from '../../src/sandbox/domain/pix-br-code.js';
-import { parseEmvFields } from './support/spec-schemas.js';
+import { buildPixBrCode, crc16Ccitt, emvField } from '../../src/sandbox/domain/pixBrCode.js';
+import { parseEmvFields } from './support/specSchemas.js';
 
 const charge = {
   merchantKey: '123e4567-e12b-12d1-a456-426655440000',

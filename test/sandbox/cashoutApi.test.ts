@@ -11,7 +11,7 @@ import {
   errorShapeC,
   withdrawalCreatedSchema,
   withdrawalReadSchema,
-} from './support/spec-schemas.js';
+} from './support/specSchemas.js';
 
 let harness: Harness;
 beforeEach(async () => {

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import type { Cents } from '../domain/money.js';
-import { buildBoletoLine } from './domain/boleto-code.js';
+import { buildBoletoLine } from './domain/boletoCode.js';
 import { saleFees } from './domain/fees.js';
-import { buildPixBrCode } from './domain/pix-br-code.js';
+import { buildPixBrCode } from './domain/pixBrCode.js';
 import type { PixChargeRecord, SaleRecord } from './domain/records.js';
 import type { SaleCreateRequest } from './requests.js';
 

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saleBody, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
-import { errorShapeB } from './support/spec-schemas.js';
+import { errorShapeB } from './support/specSchemas.js';
 
 let harness: Harness;
 beforeEach(async () => {

@@ -5,7 +5,7 @@ import {
   dueDateFactor,
   mod10,
   mod11,
-} from '../../src/sandbox/domain/boleto-code.js';
+} from '../../src/sandbox/domain/boletoCode.js';
 
 /** Rebuilds the 44-digit barcode from the 47-digit line. */
 function barcodeOf(line: string): string {
