@@ -58,14 +58,28 @@ describe('packaging', () => {
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true);
   });
 
-  it('the image runs the current LTS line, which engines allows', () => {
+  it('one Node story: engines, the image, the README and .ci/run', () => {
     const images = [...readFileSync('Dockerfile', 'utf8').matchAll(/^FROM node:(\d+)/gm)].map(
       (match) => Number(match[1]),
     );
     expect(images.length).toBeGreaterThan(0);
-    for (const major of images) expect(major).toBeGreaterThanOrEqual(24);
-    const minimum = Number(/>=\s*(\d+)/.exec(pkg.engines.node)?.[1]);
-    expect(minimum).toBeLessThanOrEqual(Math.min(...images));
+    const [lts] = images;
+    for (const major of images) expect(major).toBe(lts);
+    expect(lts).toBeGreaterThanOrEqual(24);
+    const minimum = /^>=\s*(\d+)\.(\d+)$/.exec(pkg.engines.node);
+    expect(minimum, pkg.engines.node).not.toBeNull();
+    const [, major, minor] = minimum ?? [];
+    expect(Number(major)).toBeLessThan(lts ?? 0);
+    const said = `Node ${major}.${minor} or later`;
+    const quickStart = /## Quick start\n([\s\S]*?)\n## /.exec(readFileSync('README.md', 'utf8'));
+    expect(quickStart?.[1]).toContain(said);
+    expect(quickStart?.[1]).toContain(`Node ${lts}, the current LTS`);
+    // CI runs the suite on this machine's node and the unit suite on every later LTS line.
+    const ci = readFileSync('.ci/run', 'utf8');
+    expect(ci).toContain(said);
+    const lines = /for major in ([\d ]+); do/.exec(ci)?.[1]?.split(' ').map(Number) ?? [];
+    expect(lines).toContain(lts);
+    expect(lines.every((line) => line > Number(major) && line <= (lts ?? 0))).toBe(true);
   });
 
   it('the image copies from dist/ what the package publishes from it, and nothing more', () => {
