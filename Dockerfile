@@ -1,29 +1,30 @@
 # syntax=docker/dockerfile:1
-# The current LTS line (Node 20 reached end of life in April 2026).
+# Node 24, the current LTS. paymirror runs on Node 20.19 or later (package.json engines).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci applies patches/ (postinstall): never --ignore-scripts here.
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# bin/paymirror's runtime defaults, stated to be seen and changed (docs/scaling.md, "Runtime
+# flags"). PAYMIRROR_V8_POOL_SIZE defaults to a core less than nproc counts: set it to one less
+# than the container's CPU limit.
+ENV MALLOC_ARENA_MAX=2 \
+    PAYMIRROR_MAX_OLD_SPACE_MB=512 \
+    PAYMIRROR_MAX_SEMI_SPACE_MB=16 \
+    PAYMIRROR_HEAP_GROWING_PERCENT=70
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-# bin/paymirror runs the bundle alone (scripts/bundle.mjs) through its launcher; node_modules
-# stays for the files some packages read beside their code (bull-board's UI, ioredis's
-# package.json).
-COPY --from=build /app/dist/cli/launch.mjs /app/dist/cli/paymirror.cjs /app/dist/cli/paymirror.cjs.map ./dist/cli/
+COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
-# dist/ stays root's: the launcher's V8 code caches (dist/cli/code-cache/) are not written here,
-# since bytecode the app's user could write would run as the app's code. Processes compile the
-# bundle at each start instead, as without a cache.
 RUN mkdir -p /app/data/spool && chown -R node:node /app/data
 ENV SPOOL_DIR=/app/data/spool
 USER node

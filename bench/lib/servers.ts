@@ -102,8 +102,8 @@ export async function startPaymirrorProcess(
 const NODE_FLAGS_VAR = 'PAYMIRROR_NODE_FLAGS';
 
 /**
- * What bin/paymirror runs: the launcher of the bundle; a --baseline checkout from before it has
- * the ES module bundle, or from before that main.js.
+ * What bin/paymirror runs: dist/cli/main.js, or in a --baseline checkout built as a bundle,
+ * that bundle (its launcher first).
  */
 function cliEntry(root: string): string {
   const bundled = ['launch.mjs', 'paymirror.mjs'].map((file) => `${root}dist/cli/${file}`);

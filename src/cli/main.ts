@@ -31,12 +31,13 @@ registerOperatorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 
-// No top-level await: the bundle is CommonJS (scripts/bundle.mjs). A failure other than the
-// command line's stays unhandled, so node prints it and exits 1, as it did at the top level.
-void program.parseAsync(process.argv).catch((error: unknown) => {
+// A failure other than the command line's is node's to print, with exit code 1.
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
   if (!(error instanceof CommanderError)) throw error;
   process.exit(error.exitCode === 0 ? 0 : 2);
-});
+}
 
 function packageVersion(): string {
   const manifest = new URL('../../package.json', import.meta.url);

@@ -18,13 +18,19 @@ export function registerMaintenanceCommands(program: Command): void {
     .action(async (options: { format: OutputFormat }) => {
       try {
         const config = loadConfig();
-        const [{ runChecks }, { gatewayClientFor }, { createDatabase }, { createProbeRedis }] =
-          await Promise.all([
-            import('../operations/doctor.js'),
-            import('../runtime/gatewayClient.js'),
-            import('../db/client.js'),
-            import('../runtime/redis.js'),
-          ]);
+        const [
+          { runChecks },
+          { gatewayClientFor },
+          { createDatabase },
+          { createProbeRedis },
+          { postgresDriverGuarded },
+        ] = await Promise.all([
+          import('../operations/doctor.js'),
+          import('../runtime/gatewayClient.js'),
+          import('../db/client.js'),
+          import('../runtime/redis.js'),
+          import('../runtime/postgresDriverGuard.js'),
+        ]);
         const database = createDatabase(config.databaseUrl, { max: 1 });
         const redis = createProbeRedis(config.redis, 3000);
         // The client's first error says why it could not connect; later ones only that it did not.
@@ -39,6 +45,7 @@ export function registerMaintenanceCommands(program: Command): void {
             redis,
             redisConnectError: connectError,
             gateway: gatewayClientFor(config, null, redis.status === 'ready' ? redis : null),
+            postgresDriverGuarded: postgresDriverGuarded(),
           });
         } finally {
           redis.disconnect();

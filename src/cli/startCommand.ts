@@ -32,16 +32,19 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
     { redactUrl, runMigrations },
     { parseRoles },
     { startPaymirror },
+    { postgresDriverGuarded, UNGUARDED_POSTGRES_DRIVER },
   ] = await Promise.all([
     import('../config/developmentSecrets.js'),
     import('../db/migrate.js'),
     import('../runtime/roles.js'),
     import('../runtime/startPaymirror.js'),
+    import('../runtime/postgresDriverGuard.js'),
   ]);
   const roles = parseRoles(options.role);
   const { config, generated } = ensureNotificationSecrets(loadConfig());
   const logger = loggerFor(config);
   if (generated) printDevelopmentBanner(config, generated);
+  if (!postgresDriverGuarded()) logger.warn(UNGUARDED_POSTGRES_DRIVER);
   if (!config.gateway && roles.has('worker')) {
     logger.warn(
       config.unconfirmedWebhooks === 'hold'

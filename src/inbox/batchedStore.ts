@@ -21,9 +21,9 @@ export interface BatchedStoreOptions extends StoreOptions {
   /**
    * Most body bytes in one statement (default 16 MiB); a batch over it is stored delivery by
    * delivery, so one statement's parameter stays bounded whatever BODY_LIMIT_BYTES allows. The
-   * bodies travel as one bytea parameter, in binary (patches/postgres+3.4.9.patch: upstream
-   * postgres.js sent it as hex text, a string twice its size that V8 caps, and a statement it
-   * failed to serialize failed the query in flight on that connection instead).
+   * bodies travel as one bytea parameter, which postgres.js sends as hex text: a string twice
+   * their size, which V8 caps (a statement it fails to serialize fails the query in flight on
+   * that connection instead).
    */
   readonly maxBodyBytes?: number;
   /** Told when a batch statement failed (its deliveries are then stored one by one). */

@@ -6,6 +6,7 @@ import type { Sql } from '../db/client.js';
 import { MIGRATIONS_FOLDER } from '../db/migrate.js';
 import { GatewayError, type GatewayClient } from '../gateway/index.js';
 import { reasonOf } from '../runtime/dependencies.js';
+import { UNGUARDED_POSTGRES_DRIVER } from '../runtime/postgresDriverGuard.js';
 import { describeRedis, type RedisClient } from '../runtime/redis.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -24,6 +25,8 @@ export interface DoctorDeps {
   /** Why connecting to Redis failed, when it did (the client's own later errors say less). */
   readonly redisConnectError?: unknown;
   readonly gateway: GatewayClient | null;
+  /** Whether the installed postgres.js carries patches/ (src/runtime/postgresDriverGuard.ts). */
+  readonly postgresDriverGuarded: boolean;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     return await Promise.all([
       check('secrets', () => secrets(config)),
       postgres,
+      check('postgres driver', async () => postgresDriver(deps.postgresDriverGuarded)),
       needsPostgres('migrations', () => migrations(deps.sql)),
       redis,
       needsRedis('redis eviction', redisEviction),
@@ -103,6 +107,12 @@ async function secrets(config: Config): Promise<Omit<Check, 'name'>> {
     status: config.production ? 'fail' : 'warn',
     detail: `not set: ${missing.join(', ')}${config.production ? '' : ' (development mode makes them up)'}`,
   };
+}
+
+export function postgresDriver(guarded: boolean): Omit<Check, 'name'> {
+  return guarded
+    ? { status: 'ok', detail: 'postgres.js with patches/postgres+3.4.9.patch' }
+    : { status: 'fail', detail: UNGUARDED_POSTGRES_DRIVER };
 }
 
 async function postgresVersion(sql: Sql, address: string): Promise<Omit<Check, 'name'>> {

@@ -6,7 +6,7 @@ import { startTestPaymirror, waitFor } from '../support/paymirror.js';
 import { useTestApp } from '../support/testApp.js';
 import { createTestQueuePrefix } from '../support/services.js';
 
-// Operating paymirror (issue 5): inbox and rejects from the CLI, doctor, prune, admin UI.
+// Operating paymirror: inbox and rejects from the CLI, doctor, prune, admin UI.
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 const ROTATED_SECRET = 'the-secret-we-forgot-to-configure';
 // Retention trimming off: the prune test back-dates rows and must be the one to delete them.
@@ -140,6 +140,7 @@ describe('doctor', () => {
     for (const name of [
       'secrets',
       'postgres',
+      'postgres driver',
       'migrations',
       'redis',
       'redis eviction',

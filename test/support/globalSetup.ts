@@ -28,7 +28,7 @@ export async function setup(project: TestProject): Promise<void> {
     ((await redisAnswers(LOCAL_REDIS)) ? LOCAL_REDIS : await startRedisContainer());
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', redisUrl);
-  // The CLI tests run bin/paymirror: the bundle, as users do.
+  // The CLI tests run bin/paymirror, which runs the built dist/, as users do.
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 }
 

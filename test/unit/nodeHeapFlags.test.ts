@@ -1,12 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { BIN, runCli } from '../support/cli.js';
 
-// bin/paymirror pins V8's heap sizes so that a process peaks alike on every supported Node:
-// from Node 24 a semi-space defaults to 64 MB at a 512 MB old space (16 before), and the
-// ingress peaked about 110 MB higher. V8's heap limit is the old space plus three semi-spaces.
+// bin/paymirror's runtime defaults (docs/scaling.md, "Runtime flags"). It pins V8's heap sizes
+// so that a process peaks alike on every supported Node: from Node 24 a semi-space defaults to
+// 64 MB at a 512 MB old space (16 before). V8's heap limit is the old space plus three
+// semi-spaces.
 let dir: string;
 let preload: string;
 
@@ -58,7 +61,7 @@ describe('the heap sizes bin/paymirror starts node with', () => {
 });
 
 // At V8's own growth (about 1.4x at a 512 MB limit) an ingress under load ran 20-30 full
-// collections in 10 s; at 1.7x, 7-10 (bench/PERFORMANCE.md).
+// collections in 10 s; at 1.7x, 7-10.
 describe('how far bin/paymirror lets the old generation grow between full collections', () => {
   it('70 % by default, PAYMIRROR_HEAP_GROWING_PERCENT when set', async () => {
     expect((await startedWith({})).nodeFlags).toContain('--heap-growing-percent=70');
@@ -69,7 +72,7 @@ describe('how far bin/paymirror lets the old generation grow between full collec
 });
 
 // Node gives V8 four background threads on any machine; on two cores shared with Postgres and
-// Redis one drained a backlog faster (bench/PERFORMANCE.md, session 30).
+// Redis one drained a backlog faster.
 describe("V8's background threads bin/paymirror starts node with", () => {
   it('a core less than the machine has (1 to 4), PAYMIRROR_V8_POOL_SIZE when set', async () => {
     const cores = availableParallelism();
@@ -78,6 +81,12 @@ describe("V8's background threads bin/paymirror starts node with", () => {
     expect((await startedWith({ PAYMIRROR_V8_POOL_SIZE: '3' })).nodeFlags).toContain(
       '--v8-pool-size=3',
     );
+  });
+});
+
+describe('the source maps bin/paymirror starts node with', () => {
+  it('map stack traces to src/ (tsc writes the maps beside dist/)', async () => {
+    expect((await startedWith({})).nodeFlags).toContain('--enable-source-maps');
   });
 });
 
@@ -96,5 +105,60 @@ describe('the malloc arenas bin/paymirror starts node with', () => {
     expect((await startedWith({})).mallocArenas).toBe('2');
     expect((await startedWith({ MALLOC_ARENA_MAX: '' })).mallocArenas).toBe('2');
     expect((await startedWith({ MALLOC_ARENA_MAX: '8' })).mallocArenas).toBe('8');
+  });
+});
+
+/** The defaults bin/paymirror writes as `${NAME:-value}`, by variable. */
+function binDefaults(): Record<string, string> {
+  const text = readFileSync(BIN, 'utf8');
+  return Object.fromEntries(
+    [...text.matchAll(/\$\{(\w+):-([^}]+)\}/g)].map((match) => [match[1], match[2]]),
+  );
+}
+
+/** The ENV settings of the Dockerfile (its continuation lines joined). */
+function dockerfileEnv(): Record<string, string> {
+  const text = readFileSync('Dockerfile', 'utf8').replace(/\\\n\s*/g, ' ');
+  const pairs = [...text.matchAll(/^ENV (.+)$/gm)].flatMap((line) => [
+    ...(line[1] ?? '').matchAll(/(\w+)=(\S+)/g),
+  ]);
+  return Object.fromEntries(pairs.map((pair) => [pair[1], pair[2]]));
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
+function kubernetesDocs(file: string): any[] {
+  return parseAllDocuments(readFileSync(`deploy/kubernetes/${file}`, 'utf8')).map((doc) =>
+    doc.toJS(),
+  );
+}
+
+describe("the image and the manifests state bin/paymirror's defaults", () => {
+  const stated = binDefaults();
+
+  it('bin/paymirror has defaults to state', () => {
+    expect(Object.keys(stated).sort()).toEqual([
+      'MALLOC_ARENA_MAX',
+      'PAYMIRROR_HEAP_GROWING_PERCENT',
+      'PAYMIRROR_MAX_OLD_SPACE_MB',
+      'PAYMIRROR_MAX_SEMI_SPACE_MB',
+    ]);
+  });
+
+  it('the Dockerfile sets each to the same value', () => {
+    expect(dockerfileEnv()).toMatchObject(stated);
+  });
+
+  it('the ConfigMap too, and V8 helper threads a core below the pods’ CPU limit', () => {
+    const [config] = kubernetesDocs('configmap.yaml');
+    expect(config.data).toMatchObject(stated);
+    const limits = ['ingress.yaml', 'worker.yaml', 'scheduler.yaml']
+      .flatMap(kubernetesDocs)
+      .filter((doc) => doc?.spec?.template)
+      .flatMap((doc) => doc.spec.template.spec.containers)
+      .map((container) => String(container.resources.limits.cpu))
+      .map((cpu) => (cpu.endsWith('m') ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu)));
+    expect(limits.length).toBe(3);
+    const cores = Math.ceil(Math.max(...limits));
+    expect(config.data.PAYMIRROR_V8_POOL_SIZE).toBe(String(Math.max(1, cores - 1)));
   });
 });
