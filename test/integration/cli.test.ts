@@ -40,6 +40,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
     QUEUE_PREFIX: queue.prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    METRICS_PORT: '0',
     SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),
     ...extra,
   };
@@ -322,7 +323,7 @@ describe('the bundle bin/paymirror runs', () => {
       }),
     );
     try {
-      const url = await listeningUrl(run);
+      const url = (await run.waitForOutput(/"metricsUrl":"(http:\/\/[^"]+)"/))[1] as string;
       const headers = { authorization: `Bearer ${token}` };
       const page = await fetch(`${url}/admin/queues`, { headers });
       expect(page.status).toBe(200);
