@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminBoard.js';
+import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminGate.js';
 import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign } from '../support/fixtures.js';
 import { runCli } from '../support/cli.js';
 import { startTestPaymirror, waitFor } from '../support/paymirror.js';
