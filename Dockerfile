@@ -21,6 +21,8 @@ COPY --from=build /app/dist/cli/launch.mjs /app/dist/cli/paymirror.cjs /app/dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
+# The console's stylesheet and script (src/console/assets.ts); Chart.js comes from node_modules.
+COPY assets ./assets
 # dist/ stays root's: the launcher's V8 code caches (dist/cli/code-cache/) are not written here,
 # since bytecode the app's user could write would run as the app's code. Processes compile the
 # bundle at each start instead, as without a cache.

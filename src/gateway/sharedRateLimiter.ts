@@ -43,10 +43,38 @@ redis.call('PEXPIRE', KEYS[1], 60000)
 return wait
 `;
 
+// The same refill as TAKE_TOKEN, read only: the tokens in the bucket now, as a decimal string
+// (a Lua number would reach the client as an integer).
+const READ_TOKENS = `
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or capacity
+local at = tonumber(state[2]) or now
+return tostring(math.min(capacity, tokens + math.max(0, now - at) * rate / 1000))
+`;
+
+/**
+ * The tokens left in the shared bucket now (0 to maxPerSecond), taking none: how much of the
+ * account's budget every process together leaves unused this second.
+ */
+export async function readSharedBudget(
+  redis: BudgetRedis,
+  options: Pick<SharedRateLimiterOptions, 'maxPerSecond' | 'key'>,
+): Promise<number> {
+  const capacity = Math.max(1, options.maxPerSecond);
+  const answer = await redis.eval(READ_TOKENS, 1, options.key, options.maxPerSecond, capacity);
+  const tokens = typeof answer === 'string' ? Number(answer) : Number.NaN;
+  if (!Number.isFinite(tokens)) throw new RateLimiterAnswerError(answer);
+  return Math.min(capacity, Math.max(0, tokens));
+}
+
 export class RateLimiterAnswerError extends Error {
   override readonly name = 'RateLimiterAnswerError';
   constructor(answer: unknown) {
-    super(`the shared rate limiter answered ${JSON.stringify(answer)}, not a wait in ms`);
+    super(`the shared rate limiter answered ${JSON.stringify(answer)}, not a number`);
   }
 }
 

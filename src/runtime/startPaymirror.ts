@@ -31,11 +31,12 @@ import {
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
-import { gatewayClientFor } from './gatewayClient.js';
+import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import {
   inboxCountsByState,
   oldestPendingAgeSeconds,
   queueCountsByName,
+  queueDepths,
   queueOldestAgeByName,
   unresolvedCashouts,
 } from './observability.js';
@@ -246,9 +247,14 @@ export async function startPaymirror(
     admin: config.adminToken
       ? {
           token: config.adminToken,
-          queues: [...laneQueueList(lanes), ...(transitions ? [transitions] : [])],
-          write: config.adminWrite,
           trustedProxies: config.trustedProxyCount,
+          board: { queues: observedQueues, write: config.adminWrite },
+          console: {
+            sql: database.sql,
+            queueDepths: () => queueDepths(observedQueues),
+            gatewayBudget: gatewayBudgetReader(config, metrics, producerRedis),
+            now: () => new Date(),
+          },
         }
       : null,
     readiness: {

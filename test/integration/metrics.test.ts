@@ -285,7 +285,7 @@ describe('cheap to observe', () => {
     });
     try {
       expect(apart.metricsUrl).not.toBe(apart.url);
-      for (const path of ['/metrics', '/admin/queues']) {
+      for (const path of ['/metrics', '/admin/queues', '/console', '/console/sales/1']) {
         expect((await fetch(`${apart.url}${path}`)).status, path).toBe(404);
       }
       expect((await fetch(`${apart.url}/healthz`)).status).toBe(200);
@@ -294,6 +294,7 @@ describe('cheap to observe', () => {
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/paymirror_deliveries_total/);
       expect((await fetch(`${apart.metricsUrl}/admin/queues`)).status).toBe(401);
+      expect((await fetch(`${apart.metricsUrl}/console`)).status).toBe(401);
       expect((await fetch(`${apart.metricsUrl}/healthz`)).status).toBe(200);
       expect((await fetch(`${apart.metricsUrl}/postbacks`, { method: 'POST' })).status).toBe(404);
     } finally {
