@@ -79,6 +79,8 @@ export interface RunningDemo {
   readonly paymirrorUrl: string;
   readonly sandboxUrl: string;
   readonly sandbox: Sandbox;
+  /** The sandbox account's API keys (its /api/ endpoints take them). */
+  readonly gatewayKeys: { readonly publicKey: string; readonly privateKey: string };
   readonly sql: Sql;
 }
 
@@ -294,6 +296,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
       paymirrorUrl: paymirror.url,
       sandboxUrl,
       sandbox,
+      gatewayKeys: keys,
       sql: database.sql,
     });
     return result;

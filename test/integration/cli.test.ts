@@ -332,6 +332,13 @@ describe('the bundle bin/paymirror runs', () => {
       const asset = await fetch(`${url}/admin/queues/${script}`, { headers });
       expect(asset.status).toBe(200);
       expect((await asset.text()).length).toBeGreaterThan(1000);
+      // The console's files: its own (assets/console) and Chart.js from node_modules.
+      for (const file of ['console.js', 'console.css', 'chart.umd.min.js']) {
+        const served = await fetch(`${url}/console/assets/${file}`);
+        expect(served.status, file).toBe(200);
+        expect((await served.text()).length, file).toBeGreaterThan(500);
+      }
+      expect((await fetch(`${url}/console/deliveries`, { headers })).status).toBe(200);
       // msgpackr (BullMQ's) finds its native decoder from its own __dirname, or does without.
       if (process.platform === 'linux') {
         const maps = readFileSync(`/proc/${String(run.child.pid)}/maps`, 'utf8');

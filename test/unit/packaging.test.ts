@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   files: string[];
   engines: { node: string };
+  dependencies: Record<string, string>;
 };
 
 let packed: string[] | undefined;
@@ -47,6 +48,14 @@ describe('packaging', () => {
     );
     expect(paths.filter((path) => path.startsWith('dist/'))).toHaveLength(3);
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true);
+  });
+
+  it("the package and the image carry the console's own files", () => {
+    expect(packedPaths()).toEqual(
+      expect.arrayContaining(['assets/console/console.css', 'assets/console/console.js']),
+    );
+    expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^COPY assets \.\/assets$/m);
+    expect(Object.keys(pkg.dependencies)).toContain('chart.js');
   });
 
   it('the image runs the current LTS line, which engines allows', () => {
