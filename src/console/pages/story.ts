@@ -160,7 +160,7 @@ function sourceText(source: string): string {
     case 'postback':
       return 'a signed postback';
     case 'webhook':
-      return 'a webhook the gateway confirmed';
+      return "a webhook checked against the gateway's read";
     case 'reconcile':
       return 'a reconciliation read of the gateway';
     case 'api':
