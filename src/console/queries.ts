@@ -49,12 +49,16 @@ export interface DeliveryRow {
   readonly processed_at: Timestamp | null;
 }
 
+function deliveryColumns(sql: Sql) {
+  return sql`id, channel, resource_type, resource_id, notified_status, state, outcome,
+             quarantine_reason, last_error, attempts, delivery_count, received_at, processed_at`;
+}
+
 /** inbox_events, newest first, filtered. */
 export function listDeliveries(sql: Sql, filter: DeliveryFilter): Promise<DeliveryRow[]> {
   const f = filter;
   return sql<DeliveryRow[]>`
-    select id, channel, resource_type, resource_id, notified_status, state, outcome,
-           quarantine_reason, last_error, attempts, delivery_count, received_at, processed_at
+    select ${deliveryColumns(sql)}
       from inbox_events
      where true
        ${f.channel ? sql`and channel = ${f.channel}` : sql``}
@@ -87,10 +91,8 @@ export interface DeliveryDetailRow extends DeliveryRow {
 /** One inbox_events row, its headers and body included. */
 export async function deliveryById(sql: Sql, id: number): Promise<DeliveryDetailRow | null> {
   const [row] = await sql<DeliveryDetailRow[]>`
-    select id, channel, resource_type, resource_id, notified_status, state, outcome,
-           quarantine_reason, last_error, attempts, delivery_count, received_at, processed_at,
-           event_key, body_sha256, headers, payload, raw_body, source_address,
-           last_delivered_at, enqueued_at
+    select ${deliveryColumns(sql)}, event_key, body_sha256, headers, payload, raw_body,
+           source_address, last_delivered_at, enqueued_at
       from inbox_events
      where id = ${id}`;
   return row ?? null;
@@ -104,8 +106,7 @@ export function deliveriesOf(
   limit: number,
 ): Promise<DeliveryRow[]> {
   return sql<DeliveryRow[]>`
-    select id, channel, resource_type, resource_id, notified_status, state, outcome,
-           quarantine_reason, last_error, attempts, delivery_count, received_at, processed_at
+    select ${deliveryColumns(sql)}
       from inbox_events
      where resource_type = ${resourceType} and resource_id = ${id}
      order by id
@@ -246,6 +247,11 @@ export interface DiscrepancyRow {
   readonly detected_at: Timestamp;
 }
 
+function discrepancyColumns(sql: Sql) {
+  return sql`id, run_id, resource_type, resource_id, field, mirror_value, gateway_value, action,
+             source, inbox_event_id, detected_at`;
+}
+
 /** reconciliation_discrepancies of one record, oldest first. */
 export function discrepanciesOf(
   sql: Sql,
@@ -253,8 +259,7 @@ export function discrepanciesOf(
   id: number,
 ): Promise<DiscrepancyRow[]> {
   return sql<DiscrepancyRow[]>`
-    select id, run_id, resource_type, resource_id, field, mirror_value, gateway_value, action,
-           source, inbox_event_id, detected_at
+    select ${discrepancyColumns(sql)}
       from reconciliation_discrepancies
      where resource_type = ${resourceType} and resource_id = ${id}
      order by id`;
@@ -272,8 +277,7 @@ export interface DiscrepancyFilter {
 export function listDiscrepancies(sql: Sql, filter: DiscrepancyFilter): Promise<DiscrepancyRow[]> {
   const f = filter;
   return sql<DiscrepancyRow[]>`
-    select id, run_id, resource_type, resource_id, field, mirror_value, gateway_value, action,
-           source, inbox_event_id, detected_at
+    select ${discrepancyColumns(sql)}
       from reconciliation_discrepancies
      where true
        ${f.runId !== null ? sql`and run_id = ${f.runId}` : sql``}
@@ -300,16 +304,21 @@ export interface RunRow {
   readonly discrepancy_count: Int8;
 }
 
+/** A run's columns (`r`), with how many discrepancies it recorded. */
+function runColumns(sql: Sql) {
+  return sql`r.id, r.trigger, r.status, r.started_at, r.finished_at, r.checked, r.unchanged,
+             r.inserted, r.corrected, r.not_found, r.errors, r.error,
+             (select count(*) from reconciliation_discrepancies d where d.run_id = r.id)
+               as discrepancy_count`;
+}
+
 /** reconciliation_runs, newest first, each with how many discrepancies it recorded. */
 export function listReconciliationRuns(
   sql: Sql,
   page: { readonly beforeId: number | null; readonly limit: number },
 ): Promise<RunRow[]> {
   return sql<RunRow[]>`
-    select r.id, r.trigger, r.status, r.started_at, r.finished_at, r.checked, r.unchanged,
-           r.inserted, r.corrected, r.not_found, r.errors, r.error,
-           (select count(*) from reconciliation_discrepancies d where d.run_id = r.id)
-             as discrepancy_count
+    select ${runColumns(sql)}
       from reconciliation_runs r
      where true ${page.beforeId !== null ? sql`and r.id < ${page.beforeId}` : sql``}
      order by r.id desc
@@ -318,10 +327,7 @@ export function listReconciliationRuns(
 
 export async function reconciliationRunById(sql: Sql, id: number): Promise<RunRow | null> {
   const [row] = await sql<RunRow[]>`
-    select r.id, r.trigger, r.status, r.started_at, r.finished_at, r.checked, r.unchanged,
-           r.inserted, r.corrected, r.not_found, r.errors, r.error,
-           (select count(*) from reconciliation_discrepancies d where d.run_id = r.id)
-             as discrepancy_count
+    select ${runColumns(sql)}
       from reconciliation_runs r
      where r.id = ${id}`;
   return row ?? null;
@@ -342,11 +348,15 @@ export interface CashoutAttemptRow {
   readonly finished_at: Timestamp | null;
 }
 
+function cashoutColumns(sql: Sql) {
+  return sql`id, requested_at, amount_cents, pix_key, pix_key_type, outcome, withdrawal_id,
+             detail, finished_at`;
+}
+
 /** cashout_attempts whose outcome is pending or unknown (a decision is due), oldest first. */
 export function undecidedCashoutAttempts(sql: Sql, limit: number): Promise<CashoutAttemptRow[]> {
   return sql<CashoutAttemptRow[]>`
-    select id, requested_at, amount_cents, pix_key, pix_key_type, outcome, withdrawal_id,
-           detail, finished_at
+    select ${cashoutColumns(sql)}
       from cashout_attempts
      where outcome in ('pending', 'unknown')
      order by id
@@ -359,8 +369,7 @@ export function settledCashoutAttempts(
   page: { readonly beforeId: number | null; readonly limit: number },
 ): Promise<CashoutAttemptRow[]> {
   return sql<CashoutAttemptRow[]>`
-    select id, requested_at, amount_cents, pix_key, pix_key_type, outcome, withdrawal_id,
-           detail, finished_at
+    select ${cashoutColumns(sql)}
       from cashout_attempts
      where outcome not in ('pending', 'unknown')
        ${page.beforeId !== null ? sql`and id < ${page.beforeId}` : sql``}
@@ -371,8 +380,7 @@ export function settledCashoutAttempts(
 /** cashout_attempts that created (or were resolved to) one withdrawal. */
 export function cashoutAttemptsOf(sql: Sql, withdrawalId: number): Promise<CashoutAttemptRow[]> {
   return sql<CashoutAttemptRow[]>`
-    select id, requested_at, amount_cents, pix_key, pix_key_type, outcome, withdrawal_id,
-           detail, finished_at
+    select ${cashoutColumns(sql)}
       from cashout_attempts
      where withdrawal_id = ${withdrawalId}
      order by id`;
@@ -437,17 +445,11 @@ export async function latestReconciliationRuns(
   sql: Sql,
 ): Promise<{ latest: RunRow | null; lastSucceeded: RunRow | null }> {
   const rows = await sql<(RunRow & { which: 'latest' | 'succeeded' })[]>`
-    select * from (
-      (select 'latest' as which, r.*,
-              (select count(*) from reconciliation_discrepancies d where d.run_id = r.id)
-                as discrepancy_count
-         from reconciliation_runs r order by r.id desc limit 1)
-      union all
-      (select 'succeeded' as which, r.*,
-              (select count(*) from reconciliation_discrepancies d where d.run_id = r.id)
-                as discrepancy_count
-         from reconciliation_runs r where r.status = 'succeeded' order by r.id desc limit 1)
-    ) runs`;
+    (select 'latest' as which, ${runColumns(sql)}
+       from reconciliation_runs r order by r.id desc limit 1)
+    union all
+    (select 'succeeded' as which, ${runColumns(sql)}
+       from reconciliation_runs r where r.status = 'succeeded' order by r.id desc limit 1)`;
   return {
     latest: rows.find((row) => row.which === 'latest') ?? null,
     lastSucceeded: rows.find((row) => row.which === 'succeeded') ?? null,

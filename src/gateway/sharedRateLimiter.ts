@@ -21,9 +21,9 @@ export interface SharedRateLimiterOptions {
   readonly onAcquire?: () => void;
 }
 
-// KEYS[1]: the bucket. ARGV: tokens per second, capacity. Returns 0 when a token was taken,
-// else the milliseconds until one will be there.
-const TAKE_TOKEN = `
+// KEYS[1]: the bucket. ARGV: tokens per second, capacity. Leaves in `tokens` what the bucket
+// holds now (refilled since it was last written), in `now` Redis's clock in ms.
+const REFILLED = `
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
 local rate = tonumber(ARGV[1])
@@ -32,6 +32,10 @@ local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or capacity
 local at = tonumber(state[2]) or now
 tokens = math.min(capacity, tokens + math.max(0, now - at) * rate / 1000)
+`;
+
+// Returns 0 when a token was taken, else the milliseconds until one will be there.
+const TAKE_TOKEN = `${REFILLED}
 local wait = 0
 if tokens >= 1 then
   tokens = tokens - 1
@@ -43,17 +47,10 @@ redis.call('PEXPIRE', KEYS[1], 60000)
 return wait
 `;
 
-// The same refill as TAKE_TOKEN, read only: the tokens in the bucket now, as a decimal string
-// (a Lua number would reach the client as an integer).
-const READ_TOKENS = `
-local now_parts = redis.call('TIME')
-local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
-local rate = tonumber(ARGV[1])
-local capacity = tonumber(ARGV[2])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or capacity
-local at = tonumber(state[2]) or now
-return tostring(math.min(capacity, tokens + math.max(0, now - at) * rate / 1000))
+// Takes nothing: the tokens in the bucket now, as a decimal string (a Lua number would reach
+// the client as an integer).
+const READ_TOKENS = `${REFILLED}
+return tostring(tokens)
 `;
 
 /**

@@ -3,7 +3,7 @@ import type { PageHandler } from '../pageContext.js';
 import { pageParams, queryOf } from '../params.js';
 import { settledCashoutAttempts, undecidedCashoutAttempts } from '../queries.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
-import { withdrawalHref } from './columns.js';
+import { linkFrom, withdrawalHref } from './columns.js';
 
 const PAGE_SIZE = 100;
 const UNDECIDED_SHOWN = 500;
@@ -19,10 +19,7 @@ export const cashoutColumns: readonly ConsoleColumn[] = [
     key: 'withdrawal_id',
     label: 'withdrawal',
     kind: 'integer',
-    href: (row) =>
-      row.withdrawal_id === null || row.withdrawal_id === undefined
-        ? null
-        : withdrawalHref(row.withdrawal_id),
+    href: linkFrom('withdrawal_id', withdrawalHref),
   },
   { key: 'detail', label: 'detail', kind: 'text' },
   { key: 'finished_at', label: 'finished', kind: 'timestamp' },

@@ -21,6 +21,14 @@ export function runHref(id: number | string): string {
   return `${CONSOLE_PATH}/reconciliation/runs/${encodeURIComponent(String(id))}`;
 }
 
+/** A link from the id in `key` (none when the row has none). */
+export function linkFrom(key: string, to: (id: number | string) => string) {
+  return (row: ReportRow): string | null => {
+    const id = row[key];
+    return id === null || id === undefined ? null : to(id);
+  };
+}
+
 /** The story page of the record a row names in `typeKey` and `idKey`. */
 export function recordHref(typeKey: string, idKey: string) {
   return (row: ReportRow): string | null => {
@@ -32,16 +40,9 @@ export function recordHref(typeKey: string, idKey: string) {
   };
 }
 
-export const deliveryIdColumn: ConsoleColumn = {
-  key: 'id',
-  label: 'delivery',
-  kind: 'integer',
-  href: (row) => (row.id === null || row.id === undefined ? null : deliveryHref(row.id)),
-};
-
 /** inbox_events as one line each: what came, about what, and what became of it. */
 export const deliveryColumns: readonly ConsoleColumn[] = [
-  deliveryIdColumn,
+  { key: 'id', label: 'delivery', kind: 'integer', href: linkFrom('id', deliveryHref) },
   { key: 'received_at', label: 'received', kind: 'timestamp' },
   { key: 'channel', label: 'channel', kind: 'text' },
   { key: 'resource_type', label: 'record', kind: 'text' },
@@ -68,12 +69,7 @@ export function withReason<
 
 export const discrepancyColumns: readonly ConsoleColumn[] = [
   { key: 'detected_at', label: 'detected', kind: 'timestamp' },
-  {
-    key: 'run_id',
-    label: 'run',
-    kind: 'integer',
-    href: (row) => (row.run_id === null || row.run_id === undefined ? null : runHref(row.run_id)),
-  },
+  { key: 'run_id', label: 'run', kind: 'integer', href: linkFrom('run_id', runHref) },
   { key: 'source', label: 'found by', kind: 'text' },
   { key: 'resource_type', label: 'record', kind: 'text' },
   {
@@ -100,9 +96,11 @@ export const discrepancyColumns: readonly ConsoleColumn[] = [
     key: 'inbox_event_id',
     label: 'delivery',
     kind: 'integer',
-    href: (row) =>
-      row.inbox_event_id === null || row.inbox_event_id === undefined
-        ? null
-        : deliveryHref(row.inbox_event_id),
+    href: linkFrom('inbox_event_id', deliveryHref),
   },
 ];
+
+/** The columns without the record's own type and id (on that record's page). */
+export function withoutRecord(columns: readonly ConsoleColumn[]): ConsoleColumn[] {
+  return columns.filter((column) => column.key !== 'resource_type' && column.key !== 'resource_id');
+}

@@ -5,18 +5,13 @@ import type { PageHandler } from '../pageContext.js';
 import { discrepancyParams, queryOf, recordId } from '../params.js';
 import { listDiscrepancies, listReconciliationRuns, reconciliationRunById } from '../queries.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
-import { discrepancyColumns, runHref } from './columns.js';
+import { discrepancyColumns, linkFrom, runHref } from './columns.js';
 
 const RUNS_SHOWN = 50;
 const PAGE_SIZE = 100;
 
 export const runColumns: readonly ConsoleColumn[] = [
-  {
-    key: 'id',
-    label: 'run',
-    kind: 'integer',
-    href: (row) => (row.id === null || row.id === undefined ? null : runHref(row.id)),
-  },
+  { key: 'id', label: 'run', kind: 'integer', href: linkFrom('id', runHref) },
   { key: 'trigger', label: 'trigger', kind: 'text' },
   { key: 'status', label: 'status', kind: 'text', badge: true },
   { key: 'started_at', label: 'started', kind: 'timestamp' },

@@ -15,8 +15,10 @@ import {
   deliveryColumns,
   deliveryHref,
   discrepancyColumns,
+  linkFrom,
   runHref,
   withReason,
+  withoutRecord,
 } from './columns.js';
 
 /**
@@ -60,9 +62,7 @@ export async function loadStory(
     {
       name: 'deliveries',
       caption: 'Deliveries about it',
-      columns: deliveryColumns.filter(
-        (column) => column.key !== 'resource_type' && column.key !== 'resource_id',
-      ),
+      columns: withoutRecord(deliveryColumns),
       empty: 'No notification about it was received (it was learnt from a gateway read).',
       rowClass: (row) =>
         row.state === 'quarantined' || row.state === 'failed' ? 'attention' : null,
@@ -82,9 +82,7 @@ export async function loadStory(
     {
       name: 'discrepancies',
       caption: 'Discrepancies',
-      columns: discrepancyColumns.filter(
-        (column) => column.key !== 'resource_type' && column.key !== 'resource_id',
-      ),
+      columns: withoutRecord(discrepancyColumns),
       empty: 'No discrepancy was found about it.',
     },
     discrepancies,
@@ -180,10 +178,7 @@ const historyColumns: readonly ConsoleColumn[] = [
     key: 'inbox_event_id',
     label: 'delivery',
     kind: 'integer',
-    href: (row) =>
-      row.inbox_event_id === null || row.inbox_event_id === undefined
-        ? null
-        : deliveryHref(row.inbox_event_id),
+    href: linkFrom('inbox_event_id', deliveryHref),
   },
   { key: 'recorded_at', label: 'recorded', kind: 'timestamp' },
 ];
@@ -193,12 +188,7 @@ const readColumns: readonly ConsoleColumn[] = [
   { key: 'source', label: 'read by', kind: 'text' },
   { key: 'said', label: 'what it said', kind: 'text' },
   { key: 'action', label: 'what was done', kind: 'text', badge: true },
-  {
-    key: 'run_id',
-    label: 'run',
-    kind: 'integer',
-    href: (row) => (row.run_id === null || row.run_id === undefined ? null : runHref(row.run_id)),
-  },
+  { key: 'run_id', label: 'run', kind: 'integer', href: linkFrom('run_id', runHref) },
 ];
 
 /**

@@ -7,7 +7,7 @@ import type { PageContext, PageHandler } from '../pageContext.js';
 import { dayRangeParams, queryOf } from '../params.js';
 import { openDisputes } from '../queries.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
-import { saleHref } from './columns.js';
+import { linkFrom, saleHref } from './columns.js';
 
 /** Days shown when the URL names none: the last 30, today (São Paulo) included. */
 const DEFAULT_DAYS = 30;
@@ -121,13 +121,7 @@ function reportTable(
 }
 
 const disputeColumns: readonly ConsoleColumn[] = [
-  {
-    key: 'sale_id',
-    label: 'sale',
-    kind: 'integer',
-    href: (row) =>
-      row.sale_id === null || row.sale_id === undefined ? null : saleHref(row.sale_id),
-  },
+  { key: 'sale_id', label: 'sale', kind: 'integer', href: linkFrom('sale_id', saleHref) },
   { key: 'status', label: 'dispute', kind: 'text', badge: true },
   { key: 'payment_method', label: 'method', kind: 'text' },
   { key: 'amount_cents', label: 'amount', kind: 'cents' },
