@@ -39,6 +39,7 @@ export function renderConfigurationReference(): string {
     '| --- | --- | --- |',
     "| `DEMO_DATABASE_URL` | `postgres://postgres@127.0.0.1:5432/paymirror_demo` | The demo's own database (emptied at each run) |",
     "| `DEMO_LOG_LEVEL` | `silent` | The demo's paymirror log level (e.g. `warn`), on stderr |",
+    "| `DEMO_ADMIN_TOKEN` | one made up, kept in `data/demo-admin-token` | The token the demo's console takes (16+ characters) |",
     '| `PAYMIRROR_MAX_OLD_SPACE_MB` | `512` | V8 heap limit `bin/paymirror` starts node with. From 2048, V8 lets the heap grow 4× between full collections instead of about 1.4×: a worker draining a backlog spends 10–15 % less of its own CPU a job and peaks near 190 MB instead of 140 (docs/performance.md) |',
     '| `PAYMIRROR_MAX_SEMI_SPACE_MB` | `16` | V8 semi-space size `bin/paymirror` starts node with (the young generation is three of them). Node 20 and 22 use 16 at a 512 MB heap; Node 24 would use 64, and the ingress peaked about 110 MB higher under load (docs/performance.md) |',
     "| `PAYMIRROR_HEAP_GROWING_PERCENT` | `70` | How much V8 lets the old generation grow past what a full collection left before the next one (`bin/paymirror`'s `--heap-growing-percent`; V8's own choice at a 512 MB heap is about 40). An ingress under load ran a third as many full collections, with a lower p99 and about 10 % less CPU a request, for 7–12 MB more at its peak on Node 20, 12–15 on Node 24 (docs/performance.md) |",
