@@ -25,6 +25,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
+# The console's stylesheet and script (src/console/assets.ts); Chart.js comes from node_modules.
+COPY assets ./assets
 RUN mkdir -p /app/data/spool && chown -R node:node /app/data
 ENV SPOOL_DIR=/app/data/spool
 USER node

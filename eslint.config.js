@@ -54,6 +54,22 @@ export default tseslint.config(
     'reconciler',
     'scheduler',
   ]),
+  // The console's script runs in the browser, as the file it is (no build step).
+  {
+    files: ['assets/console/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        DOMParser: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
+    },
+  },
   {
     files: ['src/cli/**', 'test/**', 'bench/**', 'drizzle.config.ts', 'vitest.config.ts'],
     rules: { 'no-restricted-properties': 'off' },

@@ -11,18 +11,26 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface Server {
   readonly child: Child;
   readonly url: string;
+  /** Where its /metrics is: paymirror's admin listener (METRICS_PORT), else `url`. */
+  readonly metricsUrl: string;
   /** RSS once it answered its first request, before any load. */
   readonly startRssMb: number | null;
   /** Its database (to count the CPU of its Postgres backends), if it has one. */
   readonly databaseName: string | null;
 }
 
-async function ready(child: Child, port: number, databaseUrl?: string): Promise<Server> {
+async function ready(
+  child: Child,
+  port: number,
+  databaseUrl?: string,
+  metricsPort?: number,
+): Promise<Server> {
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(child, `${url}/healthz`);
   return {
     child,
     url,
+    metricsUrl: metricsPort === undefined ? url : `http://127.0.0.1:${metricsPort}`,
     startRssMb: await rssMb(child.pid),
     databaseName: databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : null,
   };
@@ -77,6 +85,9 @@ export async function startPaymirrorProcess(
   root: string = ROOT,
 ): Promise<Server> {
   const port = await freePort();
+  // The admin listener on a port of its own, as deployed (and as a baseline with METRICS_PORT
+  // understands it): never the default 9090, which two processes of a scenario would share.
+  const metricsPort = await freePort();
   const args = ['start', '--role', roles];
   const bin = `${root}bin/paymirror`;
   // bin/paymirror splits the variable on spaces: a flag holding one (a profile directory under a
@@ -91,12 +102,13 @@ export async function startPaymirrorProcess(
     cwd: root,
     env: {
       ...paymirrorEnv(services, port),
+      METRICS_PORT: String(metricsPort),
       ...(nodeFlags.length > 0 ? { [NODE_FLAGS_VAR]: nodeFlags.join(' ') } : {}),
       ...extraEnv,
     },
     echoStderr: true,
   });
-  return ready(child, port, services.databaseUrl);
+  return ready(child, port, services.databaseUrl, metricsPort);
 }
 
 const NODE_FLAGS_VAR = 'PAYMIRROR_NODE_FLAGS';

@@ -60,7 +60,7 @@ export async function measureWorker(
     const wallSec = (Date.now() - started) / 1000;
     const cpu = cpuBetween(before, await snapshotCpu([worker.child.pid], services.databaseName));
     const workerRss = await peakRssMb(worker.child.pid);
-    const gc = await gcPauses(worker.url);
+    const gc = await gcPauses(worker.metricsUrl);
     await stopChild(worker.child);
     worker = null;
     // The queue is empty now: a second worker on it only starts. Without the node flags: a

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { z } from 'zod';
@@ -8,6 +11,8 @@ const DEFAULT_DEMO_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror_
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/paymirror';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const CLEANUP_DEADLINE_MS = 10_000;
+/** Where the demo keeps the console's token it made up (data/ is git-ignored), reused next time. */
+const ADMIN_TOKEN_FILE = 'data/demo-admin-token';
 
 const demoEnvSchema = z.object({
   DEMO_DATABASE_URL: z
@@ -22,6 +27,7 @@ const demoEnvSchema = z.object({
   DEMO_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('silent'),
+  DEMO_ADMIN_TOKEN: z.string().min(16, 'needs at least 16 characters').optional(),
 });
 
 interface DemoFlags {
@@ -29,6 +35,7 @@ interface DemoFlags {
   withdrawals: string;
   seed: string;
   faults: boolean;
+  keep?: boolean;
 }
 
 export function registerDemoCommand(program: Command): void {
@@ -46,14 +53,23 @@ export function registerDemoCommand(program: Command): void {
       `deliver every notification once, in order (default: duplicate ${DEMO_FAULTS.duplicate}, ` +
         `reorder ${DEMO_FAULTS.reorder}, drop ${DEMO_FAULTS.drop})`,
     )
+    .option(
+      '--keep',
+      'keep paymirror (and its console) and the sandbox running after the report, until Ctrl-C',
+    )
     .addHelpText(
       'after',
       `\nEnvironment: DEMO_DATABASE_URL (default ${DEFAULT_DEMO_DATABASE_URL}; its tables are ` +
-        `emptied), REDIS_URL (default ${DEFAULT_REDIS_URL}), DEMO_LOG_LEVEL (default silent; e.g. warn to see paymirror's warnings on stderr).\n`,
+        `emptied), REDIS_URL (default ${DEFAULT_REDIS_URL}), DEMO_LOG_LEVEL (default silent; e.g. warn to see paymirror's warnings on stderr), ` +
+        `DEMO_ADMIN_TOKEN (the console's token; default: one made up and kept in ${ADMIN_TOKEN_FILE}).\n`,
     )
     .action(async (flags: DemoFlags) => {
       const env = parseOrExit(demoEnvSchema, environment(), 'environment');
-      const options = parseOrExit(demoOptionsSchema, flags, 'options');
+      const { keep, ...demoFlags } = flags;
+      const options = parseOrExit(demoOptionsSchema, demoFlags, 'options');
+      const admin = env.DEMO_ADMIN_TOKEN
+        ? { token: env.DEMO_ADMIN_TOKEN, hint: 'DEMO_ADMIN_TOKEN' }
+        : { token: demoAdminToken(), hint: `the admin token in ${ADMIN_TOKEN_FILE}` };
       if (sameDatabase(env.DEMO_DATABASE_URL, env.DATABASE_URL)) {
         process.stderr.write(
           'paymirror demo: DEMO_DATABASE_URL names the same database as DATABASE_URL; the demo ' +
@@ -99,6 +115,18 @@ export function registerDemoCommand(program: Command): void {
           output: (text) => process.stdout.write(text),
           progress: createProgress(process.stderr),
           signal: abort.signal,
+          adminToken: admin.token,
+          adminTokenHint: admin.hint,
+          ...(keep
+            ? {
+                whileRunning: () =>
+                  new Promise<void>((resolve) =>
+                    abort.signal.aborted
+                      ? resolve()
+                      : abort.signal.addEventListener('abort', () => resolve(), { once: true }),
+                  ),
+              }
+            : {}),
         });
         process.exitCode = result.exitCode;
       } catch (error) {
@@ -112,6 +140,18 @@ export function registerDemoCommand(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
+}
+
+/** The token kept in ADMIN_TOKEN_FILE, or a new one written there (readable by its owner only). */
+function demoAdminToken(): string {
+  if (existsSync(ADMIN_TOKEN_FILE)) {
+    const kept = readFileSync(ADMIN_TOKEN_FILE, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{16,}$/.test(kept)) return kept;
+  }
+  const token = randomBytes(24).toString('base64url');
+  mkdirSync(dirname(ADMIN_TOKEN_FILE), { recursive: true });
+  writeFileSync(ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
+  return token;
 }
 
 function parseOrExit<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {

@@ -36,7 +36,7 @@ export function loggerFor(config: Config, fd: 1 | 2 = 1): Logger {
 
 /**
  * Every secret the configuration holds, scrubbed from each log line whatever carries it: the
- * notification secrets, the gateway keys, REDIS_PASSWORD, and the credentials inside REDIS_URL,
+ * notification secrets, the gateway keys, ADMIN_TOKEN, REDIS_PASSWORD, and the credentials inside REDIS_URL,
  * DATABASE_URL and REPORTS_DATABASE_URL. Those are scrubbed as the URL writes them
  * (`user:password@`), not as a bare word: compose's password is `postgres`, and scrubbing the
  * word would blank every mention of the service.
@@ -48,6 +48,7 @@ export function secretsOf(config: Config): string[] {
     ...config.postbackSecrets,
     ...config.webhookTokens,
     ...(config.gateway ? [config.gateway.privateKey, config.gateway.publicKey] : []),
+    ...(config.adminToken ? [config.adminToken] : []),
     ...(config.redis.kind !== 'single' && config.redis.password ? [config.redis.password] : []),
     ...urls.flatMap(credentialsIn),
   ];

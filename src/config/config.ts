@@ -56,6 +56,9 @@ const httpUrl = z
  */
 export const DEFAULT_WORKER_CONCURRENCY = 512;
 
+/** The admin listener's port (/metrics, bull-board, the console), on METRICS_HOST. */
+export const DEFAULT_METRICS_PORT = 9090;
+
 export const envSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'], {
@@ -73,7 +76,8 @@ export const envSchema = z.object({
     .optional(),
   REDIS_PASSWORD: z.string().min(1).optional(),
   PORT: int(0, 65535).default(3000),
-  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_PORT: int(0, 65535).default(DEFAULT_METRICS_PORT),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_CACHE_SECONDS: int(0, 3600).default(10),
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: httpUrl.optional(),
@@ -148,8 +152,12 @@ export interface Config {
   /** Where BullMQ and the shared limits live: one node, a cluster, or a Sentinel set. */
   readonly redis: RedisTopology;
   readonly port: number;
-  /** /metrics and the admin UI on this port (same HOST) instead of the public one; null: PORT. */
-  readonly metricsPort: number | null;
+  /**
+   * Where /metrics, bull-board and the console are served: a listener of their own
+   * (METRICS_HOST:METRICS_PORT, loopback by default), or 'public' (PORT's listener) only when
+   * METRICS_PORT is set to PORT.
+   */
+  readonly adminListener: AdminListener;
   /** Gauges read from Postgres and Redis are refreshed at most this often, whatever scrapes. */
   readonly metricsCacheSeconds: number;
   readonly host: string;
@@ -217,6 +225,8 @@ export interface Config {
   readonly shutdownTimeoutSeconds: number;
 }
 
+export type AdminListener = { readonly host: string; readonly port: number } | 'public';
+
 export interface RedisNode {
   readonly host: string;
   readonly port: number;
@@ -277,6 +287,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const redis = redisTopology(e, cleaned, problems);
+  const adminListener = adminListenerOf(e, cleaned, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -285,7 +296,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     reportsDatabaseUrl: e.REPORTS_DATABASE_URL ?? e.DATABASE_URL,
     redis: redis as RedisTopology,
     port: e.PORT,
-    metricsPort: e.METRICS_PORT ?? null,
+    adminListener: adminListener as AdminListener,
     metricsCacheSeconds: e.METRICS_CACHE_SECONDS,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
@@ -347,6 +358,35 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
+}
+
+/**
+ * The admin routes reach the public port only when asked to by name: METRICS_PORT set to PORT.
+ * A PORT that happens to be METRICS_PORT's default is refused rather than taken as that request.
+ */
+function adminListenerOf(
+  e: Env,
+  given: Record<string, unknown>,
+  problems: string[],
+): AdminListener | null {
+  if (e.PORT === 0 || e.METRICS_PORT !== e.PORT) {
+    return { host: e.METRICS_HOST, port: e.METRICS_PORT };
+  }
+  if (given.METRICS_PORT === undefined) {
+    problems.push(
+      `PORT: ${e.PORT} is METRICS_PORT's default; set METRICS_PORT to another port (or to ` +
+        `${e.PORT} to serve /metrics and the admin UI on the public port)`,
+    );
+    return null;
+  }
+  if (given.METRICS_HOST !== undefined && e.METRICS_HOST !== e.HOST) {
+    problems.push(
+      'METRICS_HOST: with METRICS_PORT equal to PORT the admin routes share the public ' +
+        'listener on HOST; leave METRICS_HOST unset',
+    );
+    return null;
+  }
+  return 'public';
 }
 
 /** Exactly one topology: REDIS_URL (the default), REDIS_CLUSTER_NODES, or REDIS_SENTINELS. */

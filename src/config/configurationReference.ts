@@ -39,6 +39,7 @@ export function renderConfigurationReference(): string {
     '| --- | --- | --- |',
     "| `DEMO_DATABASE_URL` | `postgres://postgres@127.0.0.1:5432/paymirror_demo` | The demo's own database (emptied at each run) |",
     "| `DEMO_LOG_LEVEL` | `silent` | The demo's paymirror log level (e.g. `warn`), on stderr |",
+    "| `DEMO_ADMIN_TOKEN` | one made up, kept in `data/demo-admin-token` | The token the demo's console takes (16+ characters) |",
     "| `PAYMIRROR_MAX_OLD_SPACE_MB` | `512` | V8's old-space limit `bin/paymirror` starts node with (`--max-old-space-size`): lower peaks, and a leak ends in a heap OOM ([scaling.md](scaling.md#runtime-flags)) |",
     "| `PAYMIRROR_MAX_SEMI_SPACE_MB` | `16` | V8's semi-space size (`--max-semi-space-size`): Node 24 would take 64 MB at a 512 MB heap, for about 110 MB more at the peak ([scaling.md](scaling.md#runtime-flags)) |",
     '| `PAYMIRROR_HEAP_GROWING_PERCENT` | `70` | How far V8 lets the old generation grow between full collections (`--heap-growing-percent`, which NODE_OPTIONS refuses): fewer of them under load, about 10 % less CPU a request ([scaling.md](scaling.md#runtime-flags)) |',

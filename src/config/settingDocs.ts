@@ -57,15 +57,22 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   },
   HOST: {
     group: 'Where things are',
-    meaning: 'Interface to listen on',
+    meaning: 'Interface of the public listener (`PORT`)',
   },
   PORT: {
     group: 'Where things are',
-    meaning: 'HTTP port of every role',
+    meaning:
+      'The public listener of every role: `/healthz` and `/readyz`, and the notification routes on the ingress',
   },
   METRICS_PORT: {
     group: 'Where things are',
-    meaning: 'Serve `/metrics` and the admin UI on this port (same `HOST`) and not on `PORT`',
+    meaning:
+      'The admin listener: `/metrics`, bull-board (`/admin/queues`) and the console (`/console`), on `METRICS_HOST`; never on `PORT` unless set equal to `PORT` (then the admin routes share the public listener). `0`: a free port',
+  },
+  METRICS_HOST: {
+    group: 'Where things are',
+    meaning:
+      'Interface of the admin listener; loopback by default, so only this host reaches it (`0.0.0.0` in a container that Prometheus scrapes)',
   },
   PUBLIC_URL: {
     group: 'Where things are',
@@ -109,7 +116,8 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   },
   ADMIN_TOKEN: {
     group: 'Authentication',
-    meaning: 'Enables bull-board at `/admin/queues`, behind this token',
+    meaning:
+      'Enables bull-board at `/admin/queues` and the console at `/console` on the admin listener, behind this token (at least 16 characters)',
   },
   ADMIN_WRITE: {
     group: 'Authentication',

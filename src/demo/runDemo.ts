@@ -60,6 +60,28 @@ export interface DemoSettings {
   readonly signal?: AbortSignal;
   /** How long the pipeline may take to drain after the drive. Default 120 s. */
   readonly drainTimeoutMs?: number;
+  /** The console's admin token (ADMIN_TOKEN); a random one when not given. */
+  readonly adminToken?: string;
+  /** How the report tells where that token is (e.g. the file the CLI keeps it in). */
+  readonly adminTokenHint?: string;
+  /**
+   * Runs after the report, while paymirror and the sandbox still run; they stop once it settles
+   * (`demo --keep`: at Ctrl-C; the browser tests: when they have looked at the console).
+   */
+  readonly whileRunning?: (running: RunningDemo) => Promise<void>;
+}
+
+/** What runs while `whileRunning` does. */
+export interface RunningDemo {
+  /** The console, on paymirror's admin listener: `<metricsUrl>/console`. */
+  readonly consoleUrl: string;
+  readonly adminToken: string;
+  readonly paymirrorUrl: string;
+  readonly sandboxUrl: string;
+  readonly sandbox: Sandbox;
+  /** The sandbox account's API keys (its /api/ endpoints take them). */
+  readonly gatewayKeys: { readonly publicKey: string; readonly privateKey: string };
+  readonly sql: Sql;
 }
 
 export interface DemoResult {
@@ -110,9 +132,10 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
   const webhookToken = randomBytes(24).toString('base64url');
   const keys = generateKeyPair();
   const queuePrefix = settings.queuePrefix ?? `paymirror-demo-${randomBytes(4).toString('hex')}`;
+  const adminToken = settings.adminToken ?? randomBytes(24).toString('base64url');
   const logger = createLogger({
     level: settings.logLevel ?? 'silent',
-    secrets: [postbackSecret, webhookToken, keys.privateKey, keys.publicKey],
+    secrets: [postbackSecret, webhookToken, keys.privateKey, keys.publicKey, adminToken],
     base: { service: 'paymirror-demo' },
     ...(settings.logDestination ? { destination: settings.logDestination } : {}),
   });
@@ -160,6 +183,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
       webhookToken,
       sandboxUrl,
       keys,
+      adminToken,
       logLevel: settings.logLevel ?? 'silent',
     });
     paymirror = await startPaymirror(config, parseRoles('all'), logger);
@@ -260,6 +284,21 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     output(`${summaryLine(result)}\n`);
     output(`timings: ${timingsLine(result)}\n`);
     output(nextSteps(settings.databaseUrl));
+    const consoleUrl = `${paymirror.metricsUrl}/console`;
+    output(
+      consoleLines(consoleUrl, settings.adminTokenHint ?? 'the admin token given to the demo', {
+        kept: settings.whileRunning !== undefined,
+      }),
+    );
+    await settings.whileRunning?.({
+      consoleUrl,
+      adminToken,
+      paymirrorUrl: paymirror.url,
+      sandboxUrl,
+      sandbox,
+      gatewayKeys: keys,
+      sql: database.sql,
+    });
     return result;
   } finally {
     await cleanUp(
@@ -282,6 +321,7 @@ function paymirrorConfig(input: {
   webhookToken: string;
   sandboxUrl: string;
   keys: { publicKey: string; privateKey: string };
+  adminToken: string;
   logLevel: string;
 }): Config {
   return parseConfig({
@@ -291,6 +331,10 @@ function paymirrorConfig(input: {
     QUEUE_PREFIX: input.queuePrefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    // The admin listener (the console, bull-board, /metrics) on a free loopback port.
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
+    ADMIN_TOKEN: input.adminToken,
     POSTBACK_SECRETS: input.postbackSecret,
     WEBHOOK_TOKENS: input.webhookToken,
     SELLER_USER_ID: String(SELLER_USER_ID),
@@ -470,6 +514,18 @@ function seconds(ms: number): string {
 
 function pct(probability: number): string {
   return `${Math.round(probability * 100)} %`;
+}
+
+/** Where the console is, and for how long. */
+function consoleLines(url: string, tokenHint: string, options: { kept: boolean }): string {
+  return (
+    `\nThe console (read-only, in the browser): ${url}\n` +
+    `  sign in with ${tokenHint}\n` +
+    (options.kept
+      ? '  paymirror and the sandbox keep running until Ctrl-C.\n'
+      : '  it stops with the demo: `npm run demo -- --keep` keeps paymirror and the sandbox\n' +
+        '  running until Ctrl-C.\n')
+  );
 }
 
 /** What to look at next: the mirror the demo left behind (its password, if any, left out). */

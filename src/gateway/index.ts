@@ -4,7 +4,7 @@ export type { GatewayCall, GatewayClientOptions, GatewayVerdict } from './option
 export { DEFAULT_TIMEOUT_MS } from './options.js';
 export { createRateLimiter, DEFAULT_RATE_LIMIT_PER_SECOND } from './rateLimiter.js';
 export type { RateLimiter, RateLimiterOptions } from './rateLimiter.js';
-export { budgetKey, createSharedRateLimiter } from './sharedRateLimiter.js';
+export { budgetKey, createSharedRateLimiter, readSharedBudget } from './sharedRateLimiter.js';
 export type { BudgetRedis, SharedRateLimiterOptions } from './sharedRateLimiter.js';
 export { DEFAULT_RETRY_POLICY } from './retry.js';
 export type { RetryPolicy } from './retry.js';

@@ -21,9 +21,9 @@ export interface SharedRateLimiterOptions {
   readonly onAcquire?: () => void;
 }
 
-// KEYS[1]: the bucket. ARGV: tokens per second, capacity. Returns 0 when a token was taken,
-// else the milliseconds until one will be there.
-const TAKE_TOKEN = `
+// KEYS[1]: the bucket. ARGV: tokens per second, capacity. Leaves in `tokens` what the bucket
+// holds now (refilled since it was last written), in `now` Redis's clock in ms.
+const REFILLED = `
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
 local rate = tonumber(ARGV[1])
@@ -32,6 +32,10 @@ local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or capacity
 local at = tonumber(state[2]) or now
 tokens = math.min(capacity, tokens + math.max(0, now - at) * rate / 1000)
+`;
+
+// Returns 0 when a token was taken, else the milliseconds until one will be there.
+const TAKE_TOKEN = `${REFILLED}
 local wait = 0
 if tokens >= 1 then
   tokens = tokens - 1
@@ -43,10 +47,31 @@ redis.call('PEXPIRE', KEYS[1], 60000)
 return wait
 `;
 
+// Takes nothing: the tokens in the bucket now, as a decimal string (a Lua number would reach
+// the client as an integer).
+const READ_TOKENS = `${REFILLED}
+return tostring(tokens)
+`;
+
+/**
+ * The tokens left in the shared bucket now (0 to maxPerSecond), taking none: how much of the
+ * account's budget every process together leaves unused this second.
+ */
+export async function readSharedBudget(
+  redis: BudgetRedis,
+  options: Pick<SharedRateLimiterOptions, 'maxPerSecond' | 'key'>,
+): Promise<number> {
+  const capacity = Math.max(1, options.maxPerSecond);
+  const answer = await redis.eval(READ_TOKENS, 1, options.key, options.maxPerSecond, capacity);
+  const tokens = typeof answer === 'string' ? Number(answer) : Number.NaN;
+  if (!Number.isFinite(tokens)) throw new RateLimiterAnswerError(answer);
+  return Math.min(capacity, Math.max(0, tokens));
+}
+
 export class RateLimiterAnswerError extends Error {
   override readonly name = 'RateLimiterAnswerError';
   constructor(answer: unknown) {
-    super(`the shared rate limiter answered ${JSON.stringify(answer)}, not a wait in ms`);
+    super(`the shared rate limiter answered ${JSON.stringify(answer)}, not a number`);
   }
 }
 

@@ -34,6 +34,11 @@ export type PayloadSource =
 /** Headers never stored: the signature is a secret-derived value, cookies are not ours. */
 const UNKEPT_HEADERS = new Set(['x-signature', 'authorization', 'cookie', 'x-api-private-key']);
 
+/** Whether the inbox keeps a header of this name (any case): what reads rows shows only these. */
+export function isKeptHeader(name: string): boolean {
+  return !UNKEPT_HEADERS.has(name.toLowerCase());
+}
+
 /** `payload` must be what JSON.parse reads from `rawBody` (parseJsonObject). */
 export function buildDelivery(input: {
   channel: Channel;

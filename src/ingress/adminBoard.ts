@@ -1,37 +1,28 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { createAuthFailureLimiter } from './authFailureLimiter.js';
-import { sourceAddressOf } from './webhookAuth.js';
+import type { AdminGate } from './adminGate.js';
 
 export const ADMIN_PATH = '/admin/queues';
 
-/** Wrong tokens one source may present per window before it is refused without a check. */
-export const ADMIN_FAILURES_MAX = 10;
-export const ADMIN_FAILURES_WINDOW_MS = 15 * 60_000;
-
 export interface AdminBoardOptions {
-  readonly token: string;
   readonly queues: readonly Queue[];
   /** Retry, clean, remove, pause and the like; off by default (ADMIN_WRITE). */
   readonly write: boolean;
-  /** TRUSTED_PROXY_COUNT: which X-Forwarded-For entry is the client. */
-  readonly trustedProxies: number;
 }
 
 type Handler = (req: Request, res: Response, next: NextFunction) => void;
 
 /**
- * bull-board behind a token: `Authorization: Bearer <ADMIN_TOKEN>`, or HTTP basic auth with
- * the token as the password (what a browser can send). Mounted only when a token is set, and
- * loaded on the first authenticated request: a process nobody browses does not carry it.
- * Read-only unless `write` (a leaked token then shows jobs but cannot delete or replay them),
- * never framed (clickjacking), and a source that keeps guessing wrong tokens is refused (the
- * right token is always accepted).
+ * bull-board behind the admin token (`gate`): `Authorization: Bearer <ADMIN_TOKEN>`, or HTTP
+ * basic auth with the token as the password (what a browser can send). Mounted only when a
+ * token is set, and loaded on the first authenticated request: a process nobody browses does
+ * not carry it. Read-only unless `write` (a leaked token then shows jobs but cannot delete or
+ * replay them), never framed (clickjacking), and a source that keeps guessing wrong tokens is
+ * refused (the right token is always accepted).
  */
-export function mountAdminBoard(app: Express, options: AdminBoardOptions): void {
+export function mountAdminBoard(app: Express, gate: AdminGate, options: AdminBoardOptions): void {
   let board: Promise<Handler> | null = null;
-  app.use(ADMIN_PATH, neverFramed, requireToken(options), (req, res, next) => {
+  app.use(ADMIN_PATH, neverFramed, requireToken(gate), (req, res, next) => {
     board ??= loadBoard(options.queues, options.write).catch((error: unknown) => {
       board = null;
       throw error;
@@ -61,44 +52,21 @@ function neverFramed(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-function requireToken(options: AdminBoardOptions) {
-  const expected = digest(options.token);
-  const failures = createAuthFailureLimiter({
-    maxFailures: ADMIN_FAILURES_MAX,
-    windowMs: ADMIN_FAILURES_WINDOW_MS,
-  });
+function requireToken(gate: AdminGate) {
   return (req: Request, res: Response, next: NextFunction) => {
-    // The right token first: an address shared with someone guessing (a NAT, a proxy) never
-    // locks the operator out. Only wrong tokens are limited.
-    const presented = presentedToken(req.headers.authorization);
-    if (presented !== null && timingSafeEqual(digest(presented), expected)) {
-      next();
-      return;
+    const verdict = gate.check(req, gate.presentedToken(req.headers));
+    switch (verdict.kind) {
+      case 'admitted':
+        next();
+        return;
+      case 'blocked':
+        res.setHeader('retry-after', String(verdict.retryAfterSeconds));
+        res.status(429).json({ error: 'too many wrong admin tokens from this address' });
+        return;
+      case 'refused':
+        res.setHeader('www-authenticate', 'Basic realm="paymirror admin"');
+        res.status(401).json({ error: 'admin token required' });
+        return;
     }
-    const source = sourceAddressOf(req, options.trustedProxies);
-    if (failures.isBlocked(source)) {
-      res.setHeader('retry-after', String(failures.retryAfterSeconds(source)));
-      res.status(429).json({ error: 'too many wrong admin tokens from this address' });
-      return;
-    }
-    // Only a wrong token counts: a browser's first, credential-less request is not a guess.
-    if (presented !== null) failures.recordFailure(source);
-    res.setHeader('www-authenticate', 'Basic realm="paymirror admin"');
-    res.status(401).json({ error: 'admin token required' });
   };
-}
-
-function presentedToken(header: string | undefined): string | null {
-  if (!header) return null;
-  const [scheme, value = ''] = header.split(' ', 2);
-  if (scheme?.toLowerCase() === 'bearer') return value;
-  if (scheme?.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    return decoded.slice(decoded.indexOf(':') + 1);
-  }
-  return null;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

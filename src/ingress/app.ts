@@ -1,7 +1,10 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../log/logger.js';
+import type { ConsoleSources } from '../console/pageContext.js';
+import { mountConsole } from '../console/router.js';
 import { mountAdminBoard, type AdminBoardOptions } from './adminBoard.js';
+import { createAdminGate } from './adminGate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { IngestDeps } from './ingest.js';
 import {
@@ -22,10 +25,18 @@ export interface HttpAppDeps {
   readonly readiness: ReadinessCheck;
   /** Only the ingress role serves the notification routes. */
   readonly ingest: IngestDeps | null;
-  /** bull-board at /admin/queues, when ADMIN_TOKEN is set. */
-  readonly admin: AdminBoardOptions | null;
-  /** Serve /metrics and the admin UI here (false on the public port when METRICS_PORT is set). */
+  /** bull-board at /admin/queues and the console at /console, when ADMIN_TOKEN is set. */
+  readonly admin: AdminRoutesOptions | null;
+  /** Serve /metrics and the admin routes here: the admin listener, or PORT's when shared. */
   readonly operations: boolean;
+}
+
+export interface AdminRoutesOptions {
+  readonly token: string;
+  /** TRUSTED_PROXY_COUNT: which X-Forwarded-For entry is the client. */
+  readonly trustedProxies: number;
+  readonly board: AdminBoardOptions;
+  readonly console: ConsoleSources;
 }
 
 /**
@@ -106,7 +117,13 @@ function mountOperations(app: Express, deps: HttpAppDeps): void {
       },
     );
   });
-  if (deps.admin) mountAdminBoard(app, deps.admin);
+  if (deps.admin) {
+    // One gate for both: a wrong token counts once, whichever of them it was tried on.
+    const { token, trustedProxies } = deps.admin;
+    const gate = createAdminGate({ token, trustedProxies });
+    mountAdminBoard(app, gate, deps.admin.board);
+    mountConsole(app, { token, gate, trustedProxies, sources: deps.admin.console });
+  }
 }
 
 function send(res: Response, answer: HttpAnswer): void {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.js';
+import type { GatewayBudget } from '../console/pageContext.js';
 import {
   budgetKey,
+  readSharedBudget,
   createGatewayClient,
   createRateLimiter,
   createSharedRateLimiter,
@@ -31,7 +33,7 @@ export function gatewayClientFor(
     rateLimiter: redis
       ? createSharedRateLimiter(redis, {
           maxPerSecond: maxRps,
-          key: budgetKey(createHash('sha256').update(publicKey).digest('hex').slice(0, 16)),
+          key: accountBudgetKey(publicKey),
           onAcquire,
         })
       : countingAcquires(createRateLimiter(maxRps), onAcquire),
@@ -41,6 +43,36 @@ export function gatewayClientFor(
       if (call.verdict === 'indeterminate') metrics?.gatewayIndeterminate.inc(labels);
     },
   });
+}
+
+/** The shared budget's bucket of the account these keys belong to. */
+function accountBudgetKey(publicKey: string): string {
+  return budgetKey(createHash('sha256').update(publicKey).digest('hex').slice(0, 16));
+}
+
+/**
+ * What the console shows of the gateway budget: the account's limit, what is left of it in the
+ * shared bucket now, and what this process took; null without gateway keys.
+ */
+export function gatewayBudgetReader(
+  config: Config,
+  metrics: Metrics,
+  redis: BudgetRedis,
+): (() => Promise<GatewayBudget>) | null {
+  const gateway = config.gateway;
+  if (!gateway) return null;
+  const key = accountBudgetKey(gateway.publicKey);
+  return async () => {
+    const [available, taken] = await Promise.all([
+      readSharedBudget(redis, { maxPerSecond: gateway.maxRps, key }),
+      metrics.gatewayBudgetTaken.get(),
+    ]);
+    return {
+      maxPerSecond: gateway.maxRps,
+      available,
+      takenByThisProcess: taken.values[0]?.value ?? 0,
+    };
+  };
 }
 
 function countingAcquires(

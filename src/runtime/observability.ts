@@ -2,6 +2,7 @@ import type { Sql } from '../db/client.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PassSummary } from '../reconciler/reconcilePass.js';
 import type { Queue } from 'bullmq';
+import type { QueueDepth } from '../console/pageContext.js';
 
 export async function oldestPendingAgeSeconds(sql: Sql): Promise<number> {
   const [row] = await sql<{ age: number | null }[]>`
@@ -35,6 +36,19 @@ export async function queueCountsByName(
     queues.map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'failed')),
   );
   return Object.fromEntries(queues.map((queue, index) => [queue.name, counts[index] ?? {}]));
+}
+
+/** Each queue's jobs by state and its oldest waiting job's age, as the console shows them. */
+export async function queueDepths(queues: readonly Queue[]): Promise<QueueDepth[]> {
+  const [counts, ages] = await Promise.all([
+    queueCountsByName(queues),
+    queueOldestAgeByName(queues),
+  ]);
+  return queues.map((queue) => ({
+    name: queue.name,
+    counts: counts[queue.name] ?? {},
+    oldestWaitingSeconds: ages[queue.name] ?? 0,
+  }));
 }
 
 /** How long the oldest waiting job of each queue has waited, in seconds. */

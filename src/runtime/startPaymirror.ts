@@ -31,11 +31,12 @@ import {
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
-import { gatewayClientFor } from './gatewayClient.js';
+import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import {
   inboxCountsByState,
   oldestPendingAgeSeconds,
   queueCountsByName,
+  queueDepths,
   queueOldestAgeByName,
   unresolvedCashouts,
 } from './observability.js';
@@ -57,14 +58,17 @@ const STORE_TIMEOUT_MS = 5000;
 export interface RunningPaymirror {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
   readonly url: string;
-  /** Where /metrics and the admin UI are: `url`, or METRICS_PORT's server. */
+  /** Where /metrics, bull-board and the console are: the admin listener, or `url` when shared. */
   readonly metricsUrl: string;
   readonly metrics: Metrics;
   /** Drains: stop accepting, finish in-flight requests and jobs, close every connection. */
   close(): Promise<void>;
 }
 
-/** Starts the given roles in this process. Every role serves /healthz, /readyz, /metrics. */
+/**
+ * Starts the given roles in this process. Every role serves /healthz and /readyz on PORT, and
+ * /metrics (with bull-board and the console) on the admin listener.
+ */
 export async function startPaymirror(
   config: Config,
   roles: ReadonlySet<Role>,
@@ -243,9 +247,14 @@ export async function startPaymirror(
     admin: config.adminToken
       ? {
           token: config.adminToken,
-          queues: [...laneQueueList(lanes), ...(transitions ? [transitions] : [])],
-          write: config.adminWrite,
           trustedProxies: config.trustedProxyCount,
+          board: { queues: observedQueues, write: config.adminWrite },
+          console: {
+            sql: database.sql,
+            queueDepths: () => queueDepths(observedQueues),
+            gatewayBudget: gatewayBudgetReader(config, metrics, producerRedis),
+            now: () => new Date(),
+          },
         }
       : null,
     readiness: {
@@ -273,18 +282,24 @@ export async function startPaymirror(
         };
       },
     },
-    operations: config.metricsPort === null,
+    operations: config.adminListener === 'public',
   };
-  const server = await listen(createRequestListener(httpDeps), config.port, config);
-  // METRICS_PORT: /metrics and the admin UI apart from the public port (its probes too).
+  const server = await listen(createRequestListener(httpDeps), config.host, config.port, config);
+  // The admin listener: /metrics, bull-board and the console apart from the public port (with
+  // the probes too), on loopback unless METRICS_HOST says otherwise.
+  const admin = config.adminListener;
   const operations =
-    config.metricsPort === null
+    admin === 'public'
       ? null
       : await listen(
           createRequestListener({ ...httpDeps, ingest: null, operations: true }),
-          config.metricsPort,
+          admin.host,
+          admin.port,
           config,
-        );
+        ).catch(async (error: unknown) => {
+          await closeServer(server, 0);
+          throw new ListenError(`METRICS_HOST:METRICS_PORT (${admin.host}:${admin.port})`, error);
+        });
   const url = urlOf(server);
   const metricsUrl = operations ? urlOf(operations) : url;
   logger.info({ url, metricsUrl, roles: [...roles] }, 'paymirror started');
@@ -317,7 +332,22 @@ export async function startPaymirror(
   };
 }
 
-async function listen(listener: RequestListener, port: number, config: Config): Promise<Server> {
+/** A listener that could not bind (a port in use, an address not on this host). */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(where: string, cause: unknown) {
+    super(`cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+}
+
+async function listen(
+  listener: RequestListener,
+  host: string,
+  port: number,
+  config: Config,
+): Promise<Server> {
   const server = createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,
@@ -327,7 +357,7 @@ async function listen(listener: RequestListener, port: number, config: Config): 
     },
     listener,
   );
-  server.listen(port, config.host);
+  server.listen(port, host);
   await once(server, 'listening');
   return server;
 }

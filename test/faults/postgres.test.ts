@@ -58,7 +58,7 @@ describe('Postgres faults', () => {
         report('postgres-restarted', result);
         expect(result.accepted).toBe(300);
         expect(result).toMatchObject({ lost: 0, duplicated: 0 });
-        const metrics = await (await fetch(`${app.url}/metrics`)).text();
+        const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
         expect(metrics).toMatch(/paymirror_spooled_deliveries_total [1-9]/);
       } finally {
         await startPostgres();

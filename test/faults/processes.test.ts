@@ -32,6 +32,7 @@ const env = (extra: Record<string, string> = {}) => ({
   QUEUE_PREFIX: queue.prefix,
   PORT: '0',
   HOST: '127.0.0.1',
+  METRICS_PORT: '0',
   POSTBACK_SECRETS: POSTBACK_SECRET,
   WEBHOOK_TOKENS: WEBHOOK_TOKEN,
   SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),

@@ -291,7 +291,7 @@ describe('storage down', () => {
       });
       // Nothing of the driver's own words (addresses, error codes) in a public answer.
       expect(JSON.stringify(readiness)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect|:1\b/i);
-      expect(await (await fetch(`${down.url}/metrics`)).text()).toMatch(
+      expect(await (await fetch(`${down.metricsUrl}/metrics`)).text()).toMatch(
         /paymirror_spooled_deliveries_total 3/,
       );
     } finally {
@@ -355,7 +355,7 @@ describe('health', () => {
     const ready = await fetch(`${t.app.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
-    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(
       /paymirror_deliveries_total\{channel="postback",outcome="accepted",reason=""\} [1-9]/,
     );

@@ -38,6 +38,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
     QUEUE_PREFIX: queue.prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    METRICS_PORT: '0',
     SPOOL_DIR: mkdtempSync(join(tmpdir(), 'paymirror-spool-')),
     ...extra,
   };
@@ -320,7 +321,7 @@ describe('what bin/paymirror runs', () => {
       }),
     );
     try {
-      const url = await listeningUrl(run);
+      const url = (await run.waitForOutput(/"metricsUrl":"(http:\/\/[^"]+)"/))[1] as string;
       const headers = { authorization: `Bearer ${token}` };
       const page = await fetch(`${url}/admin/queues`, { headers });
       expect(page.status).toBe(200);
@@ -329,6 +330,13 @@ describe('what bin/paymirror runs', () => {
       const asset = await fetch(`${url}/admin/queues/${script}`, { headers });
       expect(asset.status).toBe(200);
       expect((await asset.text()).length).toBeGreaterThan(1000);
+      // The console's files: its own (assets/console) and Chart.js from node_modules.
+      for (const file of ['console.js', 'console.css', 'chart.umd.min.js']) {
+        const served = await fetch(`${url}/console/assets/${file}`);
+        expect(served.status, file).toBe(200);
+        expect((await served.text()).length, file).toBeGreaterThan(500);
+      }
+      expect((await fetch(`${url}/console/deliveries`, { headers })).status).toBe(200);
       // msgpackr (BullMQ's) finds its native decoder from its own __dirname, or does without.
       if (process.platform === 'linux') {
         const maps = readFileSync(`/proc/${String(run.child.pid)}/maps`, 'utf8');

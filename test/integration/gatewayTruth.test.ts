@@ -111,7 +111,7 @@ describe('confirmation of unsigned webhooks', () => {
     });
     const rows = await sql()`select id from sales where id in (987654, ${foreignId})`;
     expect(rows).toHaveLength(0);
-    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(
       /paymirror_worker_outcomes_total\{resource="sale",outcome="forged"\} 2/,
     );

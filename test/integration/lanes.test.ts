@@ -75,7 +75,7 @@ describe('lanes', () => {
   });
 
   it('shows each lane in the metrics: the confirmation lane backed up, the signed one empty', async () => {
-    const text = await (await fetch(`${app.url}/metrics`)).text();
+    const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     const sample = (labels: string) =>
       Number(new RegExp(`^paymirror_queue_jobs\\{${labels}\\} (\\d+)`, 'm').exec(text)?.[1]);
     expect(sample('queue="confirmations",state="waiting"')).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
@@ -48,7 +49,7 @@ function family(samples: Samples, name: string): Record<string, number> {
 }
 
 async function scrape(): Promise<{ text: string; samples: Samples }> {
-  const response = await fetch(`${t.app.url}/metrics`);
+  const response = await fetch(`${t.app.metricsUrl}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
   const text = await response.text();
@@ -275,27 +276,51 @@ describe('cheap to observe', () => {
     }
   });
 
-  it('METRICS_PORT serves /metrics and the admin UI apart; the public port does not', async () => {
+  it('/metrics, bull-board and the console are on the admin listener; the public port has none', async () => {
     const apartQueue = createTestQueuePrefix();
     const apart = await startTestPaymirror({
       db: t.db,
       queue: apartQueue,
-      env: { METRICS_PORT: '0', ADMIN_TOKEN: 'admin-token-0123456789abcdef' },
+      env: { ADMIN_TOKEN: 'admin-token-0123456789abcdef' },
     });
     try {
       expect(apart.metricsUrl).not.toBe(apart.url);
-      expect((await fetch(`${apart.url}/metrics`)).status).toBe(404);
-      expect((await fetch(`${apart.url}/admin/queues`)).status).toBe(404);
+      for (const path of ['/metrics', '/admin/queues', '/console', '/console/sales/1']) {
+        expect((await fetch(`${apart.url}${path}`)).status, path).toBe(404);
+      }
       expect((await fetch(`${apart.url}/healthz`)).status).toBe(200);
       expect((await apart.postback(postbackBody({ id: 99_101, status: 'PAGO' }))).status).toBe(200);
       const metrics = await fetch(`${apart.metricsUrl}/metrics`);
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/paymirror_deliveries_total/);
       expect((await fetch(`${apart.metricsUrl}/admin/queues`)).status).toBe(401);
+      expect((await fetch(`${apart.metricsUrl}/console`)).status).toBe(401);
+      expect((await fetch(`${apart.metricsUrl}/healthz`)).status).toBe(200);
       expect((await fetch(`${apart.metricsUrl}/postbacks`, { method: 'POST' })).status).toBe(404);
     } finally {
       await apart.close();
       await apartQueue.drop();
+    }
+  });
+
+  it('METRICS_PORT set to PORT puts the admin routes on the public listener', async () => {
+    const port = await freePort();
+    const sharedQueue = createTestQueuePrefix();
+    const shared = await startTestPaymirror({
+      db: t.db,
+      queue: sharedQueue,
+      env: { PORT: String(port), METRICS_PORT: String(port) },
+    });
+    try {
+      expect(shared.metricsUrl).toBe(shared.url);
+      expect(shared.url).toBe(`http://127.0.0.1:${port}`);
+      expect((await fetch(`${shared.url}/metrics`)).status).toBe(200);
+      expect((await shared.postback(postbackBody({ id: 99_102, status: 'PAGO' }))).status).toBe(
+        200,
+      );
+    } finally {
+      await shared.close();
+      await sharedQueue.drop();
     }
   });
 
@@ -324,3 +349,14 @@ describe('cheap to observe', () => {
     }
   });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}

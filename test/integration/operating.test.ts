@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminBoard.js';
+import { ADMIN_FAILURES_MAX } from '../../src/ingress/adminGate.js';
 import { POSTBACK_SECRET, WEBHOOK_TOKEN, postbackBody, sign } from '../support/fixtures.js';
 import { runCli } from '../support/cli.js';
 import { startTestPaymirror, waitFor } from '../support/paymirror.js';
@@ -213,21 +213,21 @@ describe('prune', () => {
 
 describe('admin UI', () => {
   it('answers 401 without the token and serves bull-board with it', async () => {
-    expect((await fetch(`${t.app.url}/admin/queues`)).status).toBe(401);
+    expect((await fetch(`${t.app.metricsUrl}/admin/queues`)).status).toBe(401);
     expect(
       (
-        await fetch(`${t.app.url}/admin/queues`, {
+        await fetch(`${t.app.metricsUrl}/admin/queues`, {
           headers: { authorization: 'Bearer wrong-token-wrong-token' },
         })
       ).status,
     ).toBe(401);
-    const bearer = await fetch(`${t.app.url}/admin/queues`, {
+    const bearer = await fetch(`${t.app.metricsUrl}/admin/queues`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(bearer.status).toBe(200);
     expect(await bearer.text()).toMatch(/<html/i);
     const basic = Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64');
-    const api = await fetch(`${t.app.url}/admin/queues/api/queues`, {
+    const api = await fetch(`${t.app.metricsUrl}/admin/queues/api/queues`, {
       headers: { authorization: `Basic ${basic}` },
     });
     expect(api.status).toBe(200);
@@ -237,17 +237,20 @@ describe('admin UI', () => {
   const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   it('is read-only by default and never framed', async () => {
-    const board = await fetch(`${t.app.url}/admin/queues`, { headers: asAdmin });
+    const board = await fetch(`${t.app.metricsUrl}/admin/queues`, { headers: asAdmin });
     expect(board.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     expect(board.headers.get('x-frame-options')).toBe('DENY');
     for (const action of ['pause', 'empty', 'obliterate', 'clean/completed', 'retry/failed']) {
-      const answer = await fetch(`${t.app.url}/admin/queues/api/queues/notifications/${action}`, {
-        method: 'PUT',
-        headers: asAdmin,
-      });
+      const answer = await fetch(
+        `${t.app.metricsUrl}/admin/queues/api/queues/notifications/${action}`,
+        {
+          method: 'PUT',
+          headers: asAdmin,
+        },
+      );
       expect(answer.status, action).toBe(405);
     }
-    const queues = await fetch(`${t.app.url}/admin/queues/api/queues`, { headers: asAdmin });
+    const queues = await fetch(`${t.app.metricsUrl}/admin/queues/api/queues`, { headers: asAdmin });
     const body = (await queues.json()) as { queues: { name: string; isPaused: boolean }[] };
     expect(body.queues.find((q) => q.name === 'notifications')?.isPaused).toBe(false);
   });
@@ -261,10 +264,13 @@ describe('admin UI', () => {
       env: { ADMIN_TOKEN, ADMIN_WRITE: 'true' },
     });
     try {
-      const pause = await fetch(`${writable.url}/admin/queues/api/queues/notifications/pause`, {
-        method: 'PUT',
-        headers: asAdmin,
-      });
+      const pause = await fetch(
+        `${writable.metricsUrl}/admin/queues/api/queues/notifications/pause`,
+        {
+          method: 'PUT',
+          headers: asAdmin,
+        },
+      );
       expect(pause.status).toBe(200);
     } finally {
       await writable.close();
@@ -283,13 +289,15 @@ describe('admin UI', () => {
     try {
       const wrong = { authorization: 'Bearer wrong-token-wrong-token' };
       for (let i = 0; i < ADMIN_FAILURES_MAX; i++) {
-        expect((await fetch(`${guessed.url}/admin/queues`, { headers: wrong })).status).toBe(401);
+        expect((await fetch(`${guessed.metricsUrl}/admin/queues`, { headers: wrong })).status).toBe(
+          401,
+        );
       }
-      const refused = await fetch(`${guessed.url}/admin/queues`, { headers: wrong });
+      const refused = await fetch(`${guessed.metricsUrl}/admin/queues`, { headers: wrong });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       // The same address with the right token: the operator is never locked out.
-      const operator = await fetch(`${guessed.url}/admin/queues`, { headers: asAdmin });
+      const operator = await fetch(`${guessed.metricsUrl}/admin/queues`, { headers: asAdmin });
       expect(operator.status).toBe(200);
     } finally {
       await guessed.close();
@@ -300,7 +308,7 @@ describe('admin UI', () => {
   it('is not mounted without ADMIN_TOKEN', async () => {
     const other = await startTestPaymirror({ db: t.db, queue: t.queue, roles: 'ingress' });
     try {
-      expect((await fetch(`${other.url}/admin/queues`)).status).toBe(404);
+      expect((await fetch(`${other.metricsUrl}/admin/queues`)).status).toBe(404);
     } finally {
       await other.close();
     }

@@ -95,7 +95,7 @@ function reconcileDeps() {
 }
 
 async function indeterminateCount(): Promise<number> {
-  const text = await (await fetch(`${t.app.url}/metrics`)).text();
+  const text = await (await fetch(`${t.app.metricsUrl}/metrics`)).text();
   return [...text.matchAll(/^paymirror_gateway_indeterminate_answers_total\{[^}]*\} (\d+)/gm)]
     .map((match) => Number(match[1]))
     .reduce((a, b) => a + b, 0);

@@ -149,7 +149,7 @@ describe('an injected transitions job', () => {
       await injector.close();
     }
     expect(received.length).toBe(before);
-    const metrics = await (await fetch(`${t.app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${t.app.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^paymirror_transitions_dropped_total 3$/m);
   });
 });
@@ -178,7 +178,7 @@ describe('a feed nobody consumes', () => {
         /^paymirror_queue_jobs\{queue="paymirror-transitions",state="waiting"\} (\d+)$/m;
       const waiting = await waitFor(
         async () => {
-          const text = await (await fetch(`${unread.url}/metrics`)).text();
+          const text = await (await fetch(`${unread.metricsUrl}/metrics`)).text();
           const value = Number(metric.exec(text)?.[1] ?? -1);
           return value >= 100 ? value : undefined;
         },
@@ -225,7 +225,7 @@ describe('the feed, not asked for', () => {
             select count(*)::int as n from status_history`;
           return row?.n === 5 ? true : undefined;
         });
-        const metrics = await (await fetch(`${quiet.url}/metrics`)).text();
+        const metrics = await (await fetch(`${quiet.metricsUrl}/metrics`)).text();
         expect(metrics).toMatch(/^paymirror_queue_jobs\{queue="notifications"/m);
         expect(metrics).not.toContain('paymirror-transitions');
       } finally {

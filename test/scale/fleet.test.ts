@@ -95,6 +95,7 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
       QUEUE_PREFIX: `pmscale${randomBytes(3).toString('hex')}`,
       PORT: '0',
       HOST: '127.0.0.1',
+      METRICS_PORT: '0',
       POSTBACK_SECRETS: POSTBACK_SECRET,
       WEBHOOK_TOKENS: WEBHOOK_TOKEN,
       SELLER_USER_ID: String(SELLER_USER_ID),

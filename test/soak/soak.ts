@@ -54,6 +54,7 @@ async function main(): Promise<number> {
       QUEUE_PREFIX: PREFIX,
       PORT: '0',
       HOST: '127.0.0.1',
+      METRICS_PORT: '0',
       POSTBACK_SECRETS: POSTBACK_SECRET,
       WEBHOOK_TOKENS: WEBHOOK_TOKEN,
       SELLER_USER_ID: '4242',

@@ -4,7 +4,7 @@ import { runCli, type CliRun } from './cli.js';
 export interface FleetProcess {
   readonly name: string;
   readonly role: string;
-  /** Where it listens (every role serves /healthz, /readyz, /metrics). */
+  /** Where it listens (every role serves /healthz and /readyz there; /metrics on METRICS_PORT). */
   readonly url: string;
   readonly run: CliRun;
   alive(): boolean;

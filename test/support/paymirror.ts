@@ -44,6 +44,9 @@ export async function startTestPaymirror(options: {
     QUEUE_PREFIX: options.queue.prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    // The admin listener (/metrics, bull-board, the console) on a free port of its own:
+    // `metricsUrl`. Its default, 9090, would be taken by the first test file to start.
+    METRICS_PORT: '0',
     POSTBACK_SECRETS: POSTBACK_SECRET,
     WEBHOOK_TOKENS: WEBHOOK_TOKEN,
     SELLER_USER_ID: String(SELLER_USER_ID),

@@ -136,6 +136,44 @@ describe('NODE_ENV', () => {
   );
 });
 
+describe('the admin listener (/metrics, bull-board, the console)', () => {
+  it('is 127.0.0.1:9090 by default, apart from the public port', () => {
+    expect(parseConfig({}).adminListener).toEqual({ host: '127.0.0.1', port: 9090 });
+    expect(parseConfig({ HOST: '0.0.0.0', PORT: '8080' }).adminListener).toEqual({
+      host: '127.0.0.1',
+      port: 9090,
+    });
+    expect(parseConfig({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9100' }).adminListener).toEqual({
+      host: '0.0.0.0',
+      port: 9100,
+    });
+  });
+
+  it('shares the public listener only when METRICS_PORT is set to PORT', () => {
+    expect(parseConfig({ PORT: '8080', METRICS_PORT: '8080' }).adminListener).toBe('public');
+    expect(
+      parseConfig({
+        HOST: '127.0.0.1',
+        PORT: '8080',
+        METRICS_PORT: '8080',
+        METRICS_HOST: '127.0.0.1',
+      }).adminListener,
+    ).toBe('public');
+    // Two free ports, not one shared listener.
+    expect(parseConfig({ PORT: '0', METRICS_PORT: '0' }).adminListener).toEqual({
+      host: '127.0.0.1',
+      port: 0,
+    });
+  });
+
+  it('refuses a PORT that is only by chance the admin default, or a second host for one port', () => {
+    expect(() => parseConfig({ PORT: '9090' })).toThrow(/PORT: 9090 is METRICS_PORT's default/);
+    expect(() =>
+      parseConfig({ PORT: '8080', METRICS_PORT: '8080', METRICS_HOST: '10.0.0.1' }),
+    ).toThrow(/METRICS_HOST: with METRICS_PORT equal to PORT/);
+  });
+});
+
 describe('admin board and unconfirmed webhooks', () => {
   it('the board is read-only unless ADMIN_WRITE says otherwise', () => {
     expect(parseConfig({}).adminWrite).toBe(false);

@@ -20,9 +20,11 @@ function withDefaults(value: string): string {
 }
 
 describe('docker-compose.yml', () => {
-  it('binds the port to loopback unless PAYMIRROR_BIND says otherwise', () => {
+  it('binds the port to loopback unless PAYMIRROR_BIND says otherwise, the admin port always', () => {
     const ports = (paymirror.ports ?? []).map(withDefaults);
-    expect(ports).toEqual(['127.0.0.1:3000:3000']);
+    expect(ports).toEqual(['127.0.0.1:3000:3000', '127.0.0.1:9090:9090']);
+    expect(paymirror.ports?.[1]).toBe('127.0.0.1:9090:9090');
+    expect(paymirror.environment).toMatchObject({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9090' });
   });
 
   it('runs in development unless NODE_ENV is set', () => {

@@ -105,6 +105,28 @@ describe('deploy/kubernetes', () => {
     for (const name of named) expect(exported).toContain(name);
   });
 
+  it('scrapes /metrics on the admin listener, which no Service exposes', () => {
+    const [config] = ofKind('ConfigMap');
+    expect(config.data).toMatchObject({ METRICS_HOST: '0.0.0.0', PORT: '3000' });
+    const metricsPort = Number(config.data.METRICS_PORT);
+    expect(metricsPort).not.toBe(Number(config.data.PORT));
+    for (const workload of workloads) {
+      const name = workload.metadata.name;
+      const annotations = workload.spec.template.metadata.annotations;
+      expect(annotations['prometheus.io/port'], name).toBe(String(metricsPort));
+      const ports = workload.spec.template.spec.containers[0].ports;
+      expect(ports, name).toEqual(
+        expect.arrayContaining([{ name: 'metrics', containerPort: metricsPort }]),
+      );
+    }
+    for (const service of ofKind('Service')) {
+      for (const port of service.spec.ports) {
+        expect([port.port, port.targetPort], service.metadata.name).not.toContain(metricsPort);
+        expect(port.targetPort, service.metadata.name).not.toBe('metrics');
+      }
+    }
+  });
+
   it('holds no secret: only references to the Secret, and only known settings', () => {
     expect(ofKind('Secret')).toEqual([]);
     // bin/paymirror's runtime variables (docs/scaling.md, "Runtime flags") are settings too.

@@ -41,6 +41,12 @@ describe('log lines', () => {
       secrets: ['sentinel-redis-secret'],
     },
     {
+      what: 'ADMIN_TOKEN',
+      env: { ADMIN_TOKEN: 'admin-token-never-logged-0123' },
+      message: 'console login with admin-token-never-logged-0123',
+      secrets: ['admin-token-never-logged-0123'],
+    },
+    {
       what: 'the credentials in DATABASE_URL and REPORTS_DATABASE_URL',
       env: {
         DATABASE_URL: 'postgres://paymirror:db-secret-1@db.internal:5432/paymirror',

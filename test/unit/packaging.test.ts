@@ -58,6 +58,14 @@ describe('packaging', () => {
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true);
   });
 
+  it("the package and the image carry the console's own files", () => {
+    expect(packedPaths()).toEqual(
+      expect.arrayContaining(['assets/console/console.css', 'assets/console/console.js']),
+    );
+    expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^COPY assets \.\/assets$/m);
+    expect(Object.keys(pkg.dependencies)).toContain('chart.js');
+  });
+
   it('one Node story: engines, the image, the README and .ci/run', () => {
     const images = [...readFileSync('Dockerfile', 'utf8').matchAll(/^FROM node:(\d+)/gm)].map(
       (match) => Number(match[1]),

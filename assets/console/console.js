@@ -1,0 +1,134 @@
+// paymirror console: the little the pages do in the browser. Everything works without it;
+// with it, the live tables refresh themselves and the Totals chart is drawn. Served by the app
+// as a file of its own (the Content-Security-Policy allows no inline script).
+'use strict';
+
+(function () {
+  /** 123456 → "R$ 1.234,56", from integer centavos with integer arithmetic (as the server). */
+  function brl(cents) {
+    const value = Math.round(Number(cents));
+    const abs = Math.abs(value);
+    const whole = String(Math.trunc(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+    const fraction = String(abs % 100).padStart(2, '0');
+    return (value < 0 ? '-' : '') + 'R$ ' + whole + ',' + fraction;
+  }
+
+  function clock() {
+    return new Date().toLocaleTimeString('pt-BR', { timeZone: 'America/Sao_Paulo' });
+  }
+
+  /**
+   * A region marked data-refresh-seconds is fetched again (the same URL) and replaced by its
+   * new version, unless the reader turned refreshing off, is working inside it, or the page is
+   * hidden. The markup comes from the server, escaped there; it is parsed, never run.
+   */
+  function liveRegions() {
+    const regions = document.querySelectorAll('[data-refresh-seconds][id]');
+    regions.forEach(function (region) {
+      const seconds = Number(region.getAttribute('data-refresh-seconds'));
+      if (!(seconds > 0)) return;
+      const id = region.id;
+      const toggle = document.getElementById('auto-refresh');
+      const stamp = document.getElementById('refreshed-at');
+      const timer = setInterval(function () {
+        const current = document.getElementById(id);
+        if (!current || document.hidden) return;
+        if (toggle && !toggle.checked) return;
+        if (current.contains(document.activeElement)) return;
+        fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+          .then(function (response) {
+            if (!response.ok) {
+              clearInterval(timer);
+              if (stamp) stamp.textContent = 'Refreshing stopped (HTTP ' + response.status + ').';
+              return null;
+            }
+            return response.text();
+          })
+          .then(function (text) {
+            if (text === null) return;
+            const fresh = new DOMParser().parseFromString(text, 'text/html').getElementById(id);
+            const now = document.getElementById(id);
+            if (fresh && now && !now.contains(document.activeElement)) {
+              now.replaceWith(document.importNode(fresh, true));
+              if (stamp) stamp.textContent = 'Updated ' + clock() + '.';
+            }
+          })
+          .catch(function () {
+            if (stamp) stamp.textContent = 'Could not refresh at ' + clock() + '.';
+          });
+      }, seconds * 1000);
+    });
+  }
+
+  const TONES = {
+    PAGO: '#17754a',
+    MED: '#d08c00',
+    CHARGEBACK: '#b35c00',
+    ESTORNADO: '#7a56c2',
+    PENDENTE: '#7f8aa3',
+    EM_PROCESSAMENTO: '#4f8bd6',
+    CANCELADO: '#b9c0cf',
+    RECUSADO: '#c0392b',
+    FALHA: '#8e1b22',
+  };
+
+  function dayLabel(day) {
+    const parts = day.split('-');
+    return parts[2] + '/' + parts[1];
+  }
+
+  /** The Totals chart: gross centavos per day, stacked by status, from the page's JSON. */
+  function dailyChart() {
+    const canvas = document.getElementById('daily-chart');
+    if (!canvas || typeof window.Chart !== 'function') return;
+    fetch(canvas.getAttribute('data-source'), { credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        new window.Chart(canvas, {
+          type: 'bar',
+          data: {
+            labels: data.days.map(dayLabel),
+            datasets: data.series.map(function (series) {
+              return {
+                label: series.status,
+                data: series.cents,
+                backgroundColor: TONES[series.status] || '#9aa3b5',
+              };
+            }),
+          },
+          options: {
+            animation: false,
+            maintainAspectRatio: false,
+            scales: {
+              x: { stacked: true },
+              y: { stacked: true, ticks: { callback: brl } },
+            },
+            plugins: {
+              tooltip: {
+                callbacks: {
+                  title: function (items) {
+                    return items.length ? data.days[items[0].dataIndex] : '';
+                  },
+                  label: function (item) {
+                    return item.dataset.label + ': ' + brl(item.raw);
+                  },
+                },
+              },
+            },
+          },
+        });
+        canvas.setAttribute('data-drawn', 'true');
+      })
+      .catch(function (error) {
+        canvas.replaceWith(document.createTextNode('The chart could not be drawn: ' + error));
+      });
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    liveRegions();
+    dailyChart();
+  });
+})();
