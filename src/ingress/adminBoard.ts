@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Express, NextFunction, Request, Response } from 'express';
+import { createAdminTokenCheck } from './adminToken.js';
 import { createAuthFailureLimiter } from './authFailureLimiter.js';
 import { sourceAddressOf } from './webhookAuth.js';
 
@@ -22,9 +22,9 @@ export interface AdminBoardOptions {
 type Handler = (req: Request, res: Response, next: NextFunction) => void;
 
 /**
- * bull-board behind a token: `Authorization: Bearer <ADMIN_TOKEN>`, or HTTP basic auth with
- * the token as the password (what a browser can send). Mounted only when a token is set, and
- * loaded on the first authenticated request: a process nobody browses does not carry it.
+ * bull-board behind a token (adminToken.ts: bearer, or basic auth's password). Mounted only when
+ * a token is set, and loaded on the first authenticated request: a process nobody browses does
+ * not carry it.
  * Read-only unless `write` (a leaked token then shows jobs but cannot delete or replay them),
  * never framed (clickjacking), and a source that keeps guessing wrong tokens is refused (the
  * right token is always accepted).
@@ -62,7 +62,7 @@ function neverFramed(_req: Request, res: Response, next: NextFunction): void {
 }
 
 function requireToken(options: AdminBoardOptions) {
-  const expected = digest(options.token);
+  const check = createAdminTokenCheck(options.token);
   const failures = createAuthFailureLimiter({
     maxFailures: ADMIN_FAILURES_MAX,
     windowMs: ADMIN_FAILURES_WINDOW_MS,
@@ -70,8 +70,8 @@ function requireToken(options: AdminBoardOptions) {
   return (req: Request, res: Response, next: NextFunction) => {
     // The right token first: an address shared with someone guessing (a NAT, a proxy) never
     // locks the operator out. Only wrong tokens are limited.
-    const presented = presentedToken(req.headers.authorization);
-    if (presented !== null && timingSafeEqual(digest(presented), expected)) {
+    const credential = check(req.headers.authorization);
+    if (credential === 'right') {
       next();
       return;
     }
@@ -82,23 +82,8 @@ function requireToken(options: AdminBoardOptions) {
       return;
     }
     // Only a wrong token counts: a browser's first, credential-less request is not a guess.
-    if (presented !== null) failures.recordFailure(source);
+    if (credential === 'wrong') failures.recordFailure(source);
     res.setHeader('www-authenticate', 'Basic realm="paymirror admin"');
     res.status(401).json({ error: 'admin token required' });
   };
-}
-
-function presentedToken(header: string | undefined): string | null {
-  if (!header) return null;
-  const [scheme, value = ''] = header.split(' ', 2);
-  if (scheme?.toLowerCase() === 'bearer') return value;
-  if (scheme?.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    return decoded.slice(decoded.indexOf(':') + 1);
-  }
-  return null;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }
