@@ -216,6 +216,46 @@ describe('webhooks', () => {
   });
 });
 
+describe('headers kept in the inbox', () => {
+  // Secret-bearing headers a delivery may carry (a proxy's credentials, a browser's cookies, a
+  // misrouted gateway key, the postback's HMAC): never stored, whatever the channel.
+  const secretHeaders = {
+    Authorization: 'Bearer proxy-credential-0123456789',
+    Cookie: 'session=cookie-value-0123456789',
+    'X-Api-Private-Key': 'sk_private-key-0123456789',
+  };
+
+  it('an inbox row keeps no X-Signature, Authorization, Cookie or X-Api-Private-Key, on either channel', async () => {
+    const postback = await t.app.postback(postbackBody({ id: 2201, status: 'PAGO' }), {
+      headers: { ...secretHeaders, 'X-Request-Id': 'postback-2201' },
+    });
+    const webhook = await t.app.webhook(webhookSaleBody({ id: 2202, status: 'PAGO' }), {
+      headers: {
+        ...secretHeaders,
+        'X-Signature': sign('anything'),
+        'X-Request-Id': 'webhook-2202',
+      },
+    });
+    expect([postback.status, webhook.status]).toEqual([200, 200]);
+    const rows = await t.db.database.sql<{ channel: string; headers: Record<string, string> }[]>`
+      select channel, headers from inbox_events
+       where id in (${postback.body.id as number}, ${webhook.body.id as number}) order by id`;
+    expect(rows.map((row) => row.channel)).toEqual(['postback', 'webhook']);
+    for (const { channel, headers } of rows) {
+      // Headers are kept: the row has the harmless ones.
+      expect(headers['x-request-id'], channel).toBe(
+        `${channel}-${channel === 'postback' ? 2201 : 2202}`,
+      );
+      expect(headers['content-type'], channel).toBe('application/json');
+      for (const name of ['x-signature', 'authorization', 'cookie', 'x-api-private-key']) {
+        expect(headers, `${channel} keeps ${name}`).not.toHaveProperty(name);
+      }
+      const everything = JSON.stringify(headers);
+      for (const value of Object.values(secretHeaders)) expect(everything).not.toContain(value);
+    }
+  });
+});
+
 describe('source allowlist', () => {
   it('403 when the source is outside WEBHOOK_ALLOWED_CIDRS (after the token check)', async () => {
     const other = await startTestPaymirror({
