@@ -1,7 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
   SELLER_USER_ID,
@@ -12,6 +13,8 @@ import {
   withdrawalBody,
 } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { freePort } from '../support/pgbouncer.js';
+import { startRedisServer, stopProcess, waitForPing } from '../support/redisTopology.js';
 import { useTestApp } from '../support/testApp.js';
 
 // Every row of the README's "HTTP answers" table, and the order of checks, through HTTP.
@@ -380,6 +383,62 @@ describe('storage down', () => {
       await down.close();
     }
     expect(await inboxCountFor([3003])).toBe(0);
+  });
+});
+
+describe('Redis down', () => {
+  // A Redis of this test's own, on a free loopback port: the shared one is never stopped.
+  let redis: ChildProcess | undefined;
+  afterAll(async () => {
+    if (redis) await stopProcess(redis);
+  });
+
+  it('/readyz answers 503 naming Redis while it is down, and 200 once it is back', async () => {
+    const port = await freePort();
+    redis = startRedisServer(port, []);
+    await waitForPing(port);
+    const app = await startTestPaymirror({
+      db: t.db,
+      queue: { ...t.queue, redisUrl: `redis://127.0.0.1:${port}` },
+      roles: 'ingress',
+    });
+    const readiness = async () => {
+      const answer = await fetch(`${app.url}/readyz`);
+      return { status: answer.status, body: (await answer.json()) as Record<string, string> };
+    };
+    try {
+      expect(await readiness()).toEqual({
+        status: 200,
+        body: { status: 'ready', postgres: 'ok', redis: 'ok' },
+      });
+
+      await stopProcess(redis);
+      const down = await waitFor(
+        async () => {
+          const answer = await readiness();
+          return answer.status === 503 ? answer : undefined;
+        },
+        { what: '/readyz to see Redis down' },
+      );
+      expect(down.body).toEqual({ status: 'not ready', postgres: 'ok', redis: 'down' });
+      // Nothing of the client's own words (addresses, error codes) in a public answer.
+      expect(JSON.stringify(down.body)).not.toMatch(
+        new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|${port}`),
+      );
+
+      redis = startRedisServer(port, []);
+      await waitForPing(port);
+      const up = await waitFor(
+        async () => {
+          const answer = await readiness();
+          return answer.status === 200 ? answer : undefined;
+        },
+        { what: '/readyz to see Redis back' },
+      );
+      expect(up.body).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
+    } finally {
+      await app.close();
+    }
   });
 });
 
