@@ -460,8 +460,14 @@ describe('health', () => {
     );
   });
 
-  it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', () => {
-    expect(WEBHOOK_TOKEN.length).toBeGreaterThanOrEqual(16);
+  it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', async () => {
+    const body = webhookSaleBody({ id: 2301, status: 'PAGO' });
+    const configured = await t.app.webhook(body, { token: WEBHOOK_TOKEN });
+    expect(configured.status).toBe(200);
+    expect(configured.body.status).toBe('accepted');
+    const last = WEBHOOK_TOKEN.at(-1) === 'a' ? 'b' : 'a';
+    const other = await t.app.webhook(body, { token: `${WEBHOOK_TOKEN.slice(0, -1)}${last}` });
+    expect(other.status).toBe(404);
   });
 });
 
