@@ -49,8 +49,6 @@ export function createSourceAllowlist(cidrs: readonly string[]): SourceAllowlist
 export function sourceAddressOf(req: IncomingMessage, trustedProxies: number): string | null {
   const peer = req.socket.remoteAddress;
   if (peer === undefined) return null;
-  // Stryker disable next-line ConditionalExpression: a shortcut; with no proxy the rest picks the peer too
-  if (trustedProxies === 0) return unmapIPv4(peer);
   const header = req.headers['x-forwarded-for'];
   const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
     .split(',')

@@ -27,8 +27,9 @@ describe('createAdminTokenCheck', () => {
     expect(check(`Bearer ${TOKEN}x`)).toBe('wrong');
     expect(check(`Bearer ${TOKEN.toUpperCase()}`)).toBe('wrong');
     expect(check(`Bearer  ${TOKEN}`)).toBe('wrong');
+    expect(check(`Bearer ${TOKEN} `)).toBe('wrong');
+    expect(check(`Bearer ${TOKEN} ${TOKEN}`)).toBe('wrong');
     expect(check('Bearer ')).toBe('wrong');
-    expect(check('Bearer')).toBe('wrong');
     expect(check(basic(`admin:${TOKEN}x`))).toBe('wrong');
     // The user name is not the password.
     expect(check(basic(`${TOKEN}:admin`))).toBe('wrong');
@@ -42,5 +43,9 @@ describe('createAdminTokenCheck', () => {
     expect(check(TOKEN)).toBe('none');
     expect(check(`Token ${TOKEN}`)).toBe('none');
     expect(check(`Digest ${TOKEN}`)).toBe('none');
+    // A scheme alone, or glued to what follows, presents nothing.
+    expect(check('Bearer')).toBe('none');
+    expect(check('Bearerx')).toBe('none');
+    expect(check(`Bearer${TOKEN}`)).toBe('none');
   });
 });

@@ -107,6 +107,9 @@ describe('the compact fallback is bounded (it runs before anything is authentica
     ['40 arrays side by side, 2 levels deep', `[ ${'[1],'.repeat(39)}[1] ]`, true],
     ['brackets inside strings do not count', `{"x": "${'['.repeat(40)}"}`, true],
     ['an escaped quote keeps the string open', '{"x":"a\\" [[[ "}', false],
+    ['a string ends after an escaped quote', '{"x":"a\\"b", "y":1}', true],
+    ['a string ends after an escaped backslash', '{"x":"a\\\\", "y":1}', true],
+    ['an empty string', '{"": 1}', true],
   ])('%s: re-serialise = %s', (_name, body, expected) => {
     expect(worthReserialising(Buffer.from(body))).toBe(expected);
   });
