@@ -402,40 +402,36 @@ describe('Redis down', () => {
       queue: { ...t.queue, redisUrl: `redis://127.0.0.1:${port}` },
       roles: 'ingress',
     });
-    const readiness = async () => {
-      const answer = await fetch(`${app.url}/readyz`);
-      return { status: answer.status, body: (await answer.json()) as Record<string, string> };
-    };
+    /** The body of the first /readyz answer with this status. */
+    const readyzOnce = (status: number, what: string) =>
+      waitFor(
+        async () => {
+          const answer = await fetch(`${app.url}/readyz`);
+          const body = (await answer.json()) as Record<string, string>;
+          return answer.status === status ? body : undefined;
+        },
+        { what },
+      );
     try {
-      expect(await readiness()).toEqual({
-        status: 200,
-        body: { status: 'ready', postgres: 'ok', redis: 'ok' },
+      expect(await readyzOnce(200, '/readyz ready')).toEqual({
+        status: 'ready',
+        postgres: 'ok',
+        redis: 'ok',
       });
 
       await stopProcess(redis);
-      const down = await waitFor(
-        async () => {
-          const answer = await readiness();
-          return answer.status === 503 ? answer : undefined;
-        },
-        { what: '/readyz to see Redis down' },
-      );
-      expect(down.body).toEqual({ status: 'not ready', postgres: 'ok', redis: 'down' });
+      const down = await readyzOnce(503, '/readyz to see Redis down');
+      expect(down).toEqual({ status: 'not ready', postgres: 'ok', redis: 'down' });
       // Nothing of the client's own words (addresses, error codes) in a public answer.
-      expect(JSON.stringify(down.body)).not.toMatch(
-        new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|${port}`),
-      );
+      expect(JSON.stringify(down)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|${port}`));
 
       redis = startRedisServer(port, []);
       await waitForPing(port);
-      const up = await waitFor(
-        async () => {
-          const answer = await readiness();
-          return answer.status === 200 ? answer : undefined;
-        },
-        { what: '/readyz to see Redis back' },
-      );
-      expect(up.body).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
+      expect(await readyzOnce(200, '/readyz to see Redis back')).toEqual({
+        status: 'ready',
+        postgres: 'ok',
+        redis: 'ok',
+      });
     } finally {
       await app.close();
     }
