@@ -47,7 +47,8 @@ export function centsFromCentsString(input: string): Cents {
 
 /** 15000 → 15000. A JSON number that must already be a non-negative integer. */
 export function centsFromCentsNumber(input: number): Cents {
-  if (typeof input !== 'number' || !Number.isInteger(input) || input < 0) {
+  // Number.isInteger is false for anything but a number.
+  if (!Number.isInteger(input) || input < 0) {
     throw new MoneyError(input, 'expected a non-negative integer number of centavos');
   }
   // -0 is an integer >= 0; store it as 0.
@@ -60,9 +61,8 @@ export function centsFromReaisString(input: string): Cents {
   if (!match) {
     throw new MoneyError(input, 'expected a decimal string of reais with at most 2 decimals');
   }
-  const whole = match[1] ?? '0';
-  const fraction = (match[2] ?? '').padEnd(2, '0');
-  return checkedSafe(input, Number(whole) * 100 + Number(fraction));
+  const [, whole, fraction = ''] = match;
+  return checkedSafe(input, Number(whole) * 100 + Number(fraction.padEnd(2, '0')));
 }
 
 /** 15050 → "150.50": the canonical reais string (what the gateway's read form carries). */
@@ -83,7 +83,8 @@ export function reaisNumberFromCents(cents: Cents): number {
 
 /** A JSON number of reais (a cashout request) → centavos, exactly, or a MoneyError. */
 export function centsFromReaisNumber(input: number): Cents {
-  if (typeof input !== 'number' || !Number.isFinite(input) || input < 0) {
+  // Number.isFinite is false for anything but a number.
+  if (!Number.isFinite(input) || input < 0) {
     throw new MoneyError(input, 'expected a non-negative number of reais');
   }
   // String(150.5) is the shortest decimal that round-trips: "150.5". Exponent forms

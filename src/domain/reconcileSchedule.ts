@@ -30,17 +30,17 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** Age of the row → time until its next check. */
+/** Age of the row → time until its next check; past the last step, OLD_ROW_EVERY. */
 const STEPS: readonly { readonly below: number; readonly every: number }[] = [
   { below: HOUR, every: 5 * MINUTE },
   { below: DAY, every: 30 * MINUTE },
   { below: 7 * DAY, every: 6 * HOUR },
   { below: 30 * DAY, every: DAY },
-  { below: Infinity, every: 3 * DAY },
 ];
+const OLD_ROW_EVERY = 3 * DAY;
 
 export function checkIntervalFor(ageMs: number): number {
-  return (STEPS.find((step) => Math.max(0, ageMs) < step.below) ?? { every: 3 * DAY }).every;
+  return STEPS.find((step) => Math.max(0, ageMs) < step.below)?.every ?? OLD_ROW_EVERY;
 }
 
 export type WatchedRecord =
@@ -92,7 +92,7 @@ export function paidWindowDays(method: PaymentMethod, policy: WatchPolicy): numb
 function after(now: Date, since: Date, watchUntil: Date | null): Date | null {
   if (watchUntil !== null && now >= watchUntil) return null;
   const next = plus(now, checkIntervalFor(now.getTime() - since.getTime()));
-  return watchUntil !== null && next > watchUntil ? watchUntil : next;
+  return watchUntil === null ? next : new Date(Math.min(next.getTime(), watchUntil.getTime()));
 }
 
 function plus(date: Date, ms: number): Date {

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
+import { createTokenComparison, presentedToken } from './adminToken.js';
 import { createAuthFailureLimiter } from './authFailureLimiter.js';
 import { sourceAddressOf } from './webhookAuth.js';
 
@@ -34,7 +34,7 @@ export interface AdminGate {
 }
 
 export function createAdminGate(options: AdminGateOptions): AdminGate {
-  const expected = digest(options.token);
+  const compare = createTokenComparison(options.token);
   const failures = createAuthFailureLimiter({
     maxFailures: ADMIN_FAILURES_MAX,
     windowMs: ADMIN_FAILURES_WINDOW_MS,
@@ -43,32 +43,16 @@ export function createAdminGate(options: AdminGateOptions): AdminGate {
     check(req, presented) {
       // The right token first: an address shared with someone guessing (a NAT, a proxy) never
       // locks the operator out. Only wrong tokens are limited.
-      if (presented !== null && timingSafeEqual(digest(presented), expected)) {
-        return { kind: 'admitted' };
-      }
+      const credential = compare(presented);
+      if (credential === 'right') return { kind: 'admitted' };
       const source = sourceAddressOf(req, options.trustedProxies);
       if (failures.isBlocked(source)) {
         return { kind: 'blocked', retryAfterSeconds: failures.retryAfterSeconds(source) };
       }
       // Only a wrong token counts: a browser's first, credential-less request is not a guess.
-      if (presented !== null) failures.recordFailure(source);
+      if (credential === 'wrong') failures.recordFailure(source);
       return { kind: 'refused' };
     },
     presentedToken: (headers) => presentedToken(headers.authorization),
   };
-}
-
-function presentedToken(header: string | undefined): string | null {
-  if (!header) return null;
-  const [scheme, value = ''] = header.split(' ', 2);
-  if (scheme?.toLowerCase() === 'bearer') return value;
-  if (scheme?.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    return decoded.slice(decoded.indexOf(':') + 1);
-  }
-  return null;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

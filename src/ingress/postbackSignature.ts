@@ -18,8 +18,10 @@ export function verifyPostbackSignature(
   signatureHeader: string | undefined,
   secrets: readonly string[],
 ): boolean {
-  if (signatureHeader === undefined || !HEX_SHA256.test(signatureHeader)) return false;
-  const expected = Buffer.from(signatureHeader, 'hex');
+  // A missing header reads "undefined": not 64 hex digits either.
+  const header = String(signatureHeader);
+  if (!HEX_SHA256.test(header)) return false;
+  const expected = Buffer.from(header, 'hex');
   if (matchesAny(rawBody, expected, secrets)) return true;
   if (!worthReserialising(rawBody)) return false;
   const compact = compactJson(rawBody);
@@ -31,11 +33,12 @@ export function worthReserialising(body: Buffer): boolean {
   let depth = 0;
   let loose = false;
   let inString = false;
-  for (let i = 0; i < body.length; i++) {
+  let escaped = false;
+  for (let i = 0; i !== body.length; i++) {
     const byte = body[i];
     if (inString) {
-      if (byte === 0x5c)
-        i++; // backslash: skip the escaped byte
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
       else if (byte === 0x22) inString = false;
       continue;
     }
@@ -62,10 +65,6 @@ export function worthReserialising(body: Buffer): boolean {
   return loose;
 }
 
-export function signPostback(body: Buffer | string, secret: string): string {
-  return createHmac('sha256', secret).update(body).digest('hex');
-}
-
 function matchesAny(body: Buffer, expected: Buffer, secrets: readonly string[]): boolean {
   let matched = false;
   for (const secret of secrets) {
@@ -78,7 +77,7 @@ function matchesAny(body: Buffer, expected: Buffer, secrets: readonly string[]):
 
 function compactJson(rawBody: Buffer): Buffer | null {
   try {
-    return Buffer.from(JSON.stringify(JSON.parse(rawBody.toString('utf8'))), 'utf8');
+    return Buffer.from(JSON.stringify(JSON.parse(rawBody.toString('utf8'))));
   } catch {
     return null;
   }

@@ -26,8 +26,11 @@ export function createSourceAllowlist(cidrs: readonly string[]): SourceAllowlist
   if (cidrs.length === 0) return null;
   const list = new BlockList();
   for (const cidr of cidrs) {
-    const [network = '', prefix = ''] = cidr.split('/');
-    list.addSubnet(network, Number(prefix), isIPv6(network) ? 'ipv6' : 'ipv4');
+    const slash = cidr.indexOf('/');
+    // Never read as /0: an address without a prefix length would let every source in.
+    if (slash === -1) throw new RangeError(`"${cidr}" is not a CIDR (a.b.c.d/n)`);
+    const network = cidr.slice(0, slash);
+    list.addSubnet(network, Number(cidr.slice(slash + 1)), isIPv6(network) ? 'ipv6' : 'ipv4');
   }
   return {
     allows(address) {
@@ -44,8 +47,8 @@ export function createSourceAllowlist(cidrs: readonly string[]): SourceAllowlist
  * that many hops back in X-Forwarded-For (anything further left is the client's to forge).
  */
 export function sourceAddressOf(req: IncomingMessage, trustedProxies: number): string | null {
-  const peer = req.socket.remoteAddress ?? null;
-  if (trustedProxies === 0 || peer === null) return peer === null ? null : unmapIPv4(peer);
+  const peer = req.socket.remoteAddress;
+  if (peer === undefined) return null;
   const header = req.headers['x-forwarded-for'];
   const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
     .split(',')

@@ -187,16 +187,6 @@ export async function startPostgres(): Promise<void> {
   await until(postgresAnswers, 'Postgres to start');
 }
 
-/** Whether this machine lets the suite stop and start the services (local, with their tools). */
-export function canControlServices(): boolean {
-  try {
-    execFileSync('which', ['pg_ctlcluster', 'redis-server', 'redis-cli'], { stdio: 'ignore' });
-    return readdirSync('/etc/postgresql').length > 0;
-  } catch {
-    return false;
-  }
-}
-
 export async function until(
   check: () => Promise<boolean>,
   what: string,

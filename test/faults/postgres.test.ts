@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import {
   createTestDatabase,
@@ -8,7 +8,6 @@ import {
 } from '../support/services.js';
 import {
   allApplied,
-  canControlServices,
   ids,
   report,
   startPostgres,
@@ -16,6 +15,7 @@ import {
   streamPostbacks,
   verdict,
 } from './harness.js';
+import { itControllingServices } from './serviceControl.js';
 
 // Postgres restarted while deliveries stream in: the ingress spools what it cannot store,
 // answers 200 only after the fsync, and moves the spool into the inbox once Postgres is back.
@@ -40,29 +40,26 @@ afterAll(async () => {
 });
 
 describe('Postgres faults', () => {
-  it.runIf(canControlServices())(
-    'Postgres restarted while deliveries stream in (spool path)',
-    async () => {
-      try {
-        const stream = await streamPostbacks(() => app.url, ids(300_000, 300), {
-          onSent: async (sent) => {
-            if (sent === 100) await stopPostgres();
-            if (sent === 200) await startPostgres();
-          },
-        });
-        await waitFor(() => allApplied(db, stream.acknowledged), {
-          timeoutMs: 150_000,
-          what: 'every acknowledged delivery applied',
-        });
-        const result = await verdict(db, stream.acknowledged);
-        report('postgres-restarted', result);
-        expect(result.accepted).toBe(300);
-        expect(result).toMatchObject({ lost: 0, duplicated: 0 });
-        const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
-        expect(metrics).toMatch(/paymirror_spooled_deliveries_total [1-9]/);
-      } finally {
-        await startPostgres();
-      }
-    },
-  );
+  itControllingServices('Postgres restarted while deliveries stream in (spool path)', async () => {
+    try {
+      const stream = await streamPostbacks(() => app.url, ids(300_000, 300), {
+        onSent: async (sent) => {
+          if (sent === 100) await stopPostgres();
+          if (sent === 200) await startPostgres();
+        },
+      });
+      await waitFor(() => allApplied(db, stream.acknowledged), {
+        timeoutMs: 150_000,
+        what: 'every acknowledged delivery applied',
+      });
+      const result = await verdict(db, stream.acknowledged);
+      report('postgres-restarted', result);
+      expect(result.accepted).toBe(300);
+      expect(result).toMatchObject({ lost: 0, duplicated: 0 });
+      const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
+      expect(metrics).toMatch(/paymirror_spooled_deliveries_total [1-9]/);
+    } finally {
+      await startPostgres();
+    }
+  });
 });

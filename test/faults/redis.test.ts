@@ -8,7 +8,6 @@ import {
 } from '../support/services.js';
 import {
   allApplied,
-  canControlServices,
   ids,
   report,
   startRedis,
@@ -16,6 +15,7 @@ import {
   streamPostbacks,
   verdict,
 } from './harness.js';
+import { itControllingServices } from './serviceControl.js';
 
 // Redis loses its data, or goes away, while deliveries stream in: the inbox in Postgres and
 // the sweeper must bring every acknowledged notification to the mirror, once.
@@ -56,7 +56,7 @@ describe('Redis faults', () => {
     expect(result).toMatchObject({ lost: 0, duplicated: 0 });
   });
 
-  it.runIf(canControlServices())('Redis restarted while deliveries stream in', async () => {
+  itControllingServices('Redis restarted while deliveries stream in', async () => {
     try {
       const stream = await streamPostbacks(() => app.url, ids(200_000, 300), {
         onSent: async (sent) => {

@@ -1,7 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   POSTBACK_SECRET,
   SELLER_USER_ID,
@@ -12,6 +13,8 @@ import {
   withdrawalBody,
 } from '../support/fixtures.js';
 import { startTestPaymirror, waitFor } from '../support/paymirror.js';
+import { freePort } from '../support/pgbouncer.js';
+import { startRedisServer, stopProcess, waitForPing } from '../support/redisTopology.js';
 import { useTestApp } from '../support/testApp.js';
 
 // Every row of the README's "HTTP answers" table, and the order of checks, through HTTP.
@@ -216,6 +219,46 @@ describe('webhooks', () => {
   });
 });
 
+describe('headers kept in the inbox', () => {
+  // Secret-bearing headers a delivery may carry (a proxy's credentials, a browser's cookies, a
+  // misrouted gateway key, the postback's HMAC): never stored, whatever the channel.
+  const secretHeaders = {
+    Authorization: 'Bearer proxy-credential-0123456789',
+    Cookie: 'session=cookie-value-0123456789',
+    'X-Api-Private-Key': 'sk_private-key-0123456789',
+  };
+
+  it('an inbox row keeps no X-Signature, Authorization, Cookie or X-Api-Private-Key, on either channel', async () => {
+    const postback = await t.app.postback(postbackBody({ id: 2201, status: 'PAGO' }), {
+      headers: { ...secretHeaders, 'X-Request-Id': 'postback-2201' },
+    });
+    const webhook = await t.app.webhook(webhookSaleBody({ id: 2202, status: 'PAGO' }), {
+      headers: {
+        ...secretHeaders,
+        'X-Signature': sign('anything'),
+        'X-Request-Id': 'webhook-2202',
+      },
+    });
+    expect([postback.status, webhook.status]).toEqual([200, 200]);
+    const rows = await t.db.database.sql<{ channel: string; headers: Record<string, string> }[]>`
+      select channel, headers from inbox_events
+       where id in (${postback.body.id as number}, ${webhook.body.id as number}) order by id`;
+    expect(rows.map((row) => row.channel)).toEqual(['postback', 'webhook']);
+    for (const { channel, headers } of rows) {
+      // Headers are kept: the row has the harmless ones.
+      expect(headers['x-request-id'], channel).toBe(
+        `${channel}-${channel === 'postback' ? 2201 : 2202}`,
+      );
+      expect(headers['content-type'], channel).toBe('application/json');
+      for (const name of ['x-signature', 'authorization', 'cookie', 'x-api-private-key']) {
+        expect(headers, `${channel} keeps ${name}`).not.toHaveProperty(name);
+      }
+      const everything = JSON.stringify(headers);
+      for (const value of Object.values(secretHeaders)) expect(everything).not.toContain(value);
+    }
+  });
+});
+
 describe('source allowlist', () => {
   it('403 when the source is outside WEBHOOK_ALLOWED_CIDRS (after the token check)', async () => {
     const other = await startTestPaymirror({
@@ -343,6 +386,58 @@ describe('storage down', () => {
   });
 });
 
+describe('Redis down', () => {
+  // A Redis of this test's own, on a free loopback port: the shared one is never stopped.
+  let redis: ChildProcess | undefined;
+  afterAll(async () => {
+    if (redis) await stopProcess(redis);
+  });
+
+  it('/readyz answers 503 naming Redis while it is down, and 200 once it is back', async () => {
+    const port = await freePort();
+    redis = startRedisServer(port, []);
+    await waitForPing(port);
+    const app = await startTestPaymirror({
+      db: t.db,
+      queue: { ...t.queue, redisUrl: `redis://127.0.0.1:${port}` },
+      roles: 'ingress',
+    });
+    /** The body of the first /readyz answer with this status. */
+    const readyzOnce = (status: number, what: string) =>
+      waitFor(
+        async () => {
+          const answer = await fetch(`${app.url}/readyz`);
+          const body = (await answer.json()) as Record<string, string>;
+          return answer.status === status ? body : undefined;
+        },
+        { what },
+      );
+    try {
+      expect(await readyzOnce(200, '/readyz ready')).toEqual({
+        status: 'ready',
+        postgres: 'ok',
+        redis: 'ok',
+      });
+
+      await stopProcess(redis);
+      const down = await readyzOnce(503, '/readyz to see Redis down');
+      expect(down).toEqual({ status: 'not ready', postgres: 'ok', redis: 'down' });
+      // Nothing of the client's own words (addresses, error codes) in a public answer.
+      expect(JSON.stringify(down)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|${port}`));
+
+      redis = startRedisServer(port, []);
+      await waitForPing(port);
+      expect(await readyzOnce(200, '/readyz to see Redis back')).toEqual({
+        status: 'ready',
+        postgres: 'ok',
+        redis: 'ok',
+      });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 async function inboxCountFor(ids: number[]): Promise<number> {
   const rows = await t.db.database
     .sql`select count(*)::int as n from inbox_events where resource_id = any(${ids})`;
@@ -361,8 +456,14 @@ describe('health', () => {
     );
   });
 
-  it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', () => {
-    expect(WEBHOOK_TOKEN.length).toBeGreaterThanOrEqual(16);
+  it('the token in WEBHOOK_TOKEN is the one configured (sanity of the fixture)', async () => {
+    const body = webhookSaleBody({ id: 2301, status: 'PAGO' });
+    const configured = await t.app.webhook(body, { token: WEBHOOK_TOKEN });
+    expect(configured.status).toBe(200);
+    expect(configured.body.status).toBe('accepted');
+    const last = WEBHOOK_TOKEN.at(-1) === 'a' ? 'b' : 'a';
+    const other = await t.app.webhook(body, { token: `${WEBHOOK_TOKEN.slice(0, -1)}${last}` });
+    expect(other.status).toBe(404);
   });
 });
 

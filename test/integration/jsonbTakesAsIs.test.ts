@@ -38,7 +38,9 @@ describe('jsonbTakesAsIs', () => {
               ? JSON.stringify({ v }, null, 2)
               : JSON.stringify(f === 'binary strings' ? { v, s } : { v });
           const body = text(json);
-          if (!jsonbTakesAsIs(body)) return;
+          // Only what it takes is checked: fast-check draws again (and fails the run if it
+          // rarely takes anything), so every run checks a body against Postgres.
+          fc.pre(jsonbTakesAsIs(body));
           expect((await storedBoth(body)).same).toBe(true);
         },
       ),

@@ -4,6 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFaultInjector } from '../../src/sandbox/delivery/faults.js';
 import type { Faults, SandboxOptions } from '../../src/sandbox/index.js';
 import { saleBody, seededRandom, startHarness, TEST_POSTBACK_SECRET } from './support/harness.js';
 import type { Harness } from './support/harness.js';
@@ -98,13 +99,25 @@ describe('faults', () => {
     expect(receiver.webhooks()).toHaveLength(1);
   });
 
-  it('delay: the first attempt waits within the configured range', async () => {
-    const { receiver, harness } = await setUp({ delay: 1, delayMinMs: 80, delayMaxMs: 80 });
-    const { id } = await harness.createSale(saleBody('PIX'));
-    const movedAt = Date.now();
-    await harness.moveSale(id, 'PAGO');
+  it('delay: a delayed notification is overtaken by one sent after it, and logged as delayed', async () => {
+    const { receiver, harness } = await setUp({ delay: 1, delayMinMs: 3000, delayMaxMs: 3000 });
+    const delayed = await harness.createSale(saleBody('PIX'));
+    await harness.moveSale(delayed.id, 'PAGO');
+    // The next notification is not delayed: it is sent, and arrives, first.
+    expect((await harness.control('/faults', { delay: 0 })).status).toBe(200);
+    const prompt = await harness.createSale(saleBody('PIX'));
+    await harness.moveSale(prompt.id, 'PAGO');
     await harness.sandbox.idle();
-    expect((receiver.webhooks()[0]?.receivedAt ?? 0) - movedAt).toBeGreaterThanOrEqual(78);
+    expect(receiver.webhooks().map((request) => bodyJson(request).id)).toEqual([
+      prompt.id,
+      delayed.id,
+    ]);
+    expect(
+      harness.sandbox.state.deliveries.map((entry) => [entry.resourceId, entry.faults]),
+    ).toEqual([
+      [prompt.id, []],
+      [delayed.id, ['delay']],
+    ]);
   });
 
   it('makes the same decisions for the same seed', async () => {
@@ -135,5 +148,22 @@ describe('faults', () => {
     expect(first.some((line) => line.includes('drop'))).toBe(true);
     expect(first.some((line) => line.includes('duplicate'))).toBe(true);
     expect(first.some((line) => line.endsWith(':'))).toBe(true);
+  });
+});
+
+describe('createFaultInjector', () => {
+  it('draws each delay within delayMinMs..delayMaxMs, both ends included', () => {
+    const draws = [0, 0.5, 0.999_999];
+    const injector = createFaultInjector({ delayMinMs: 100, delayMaxMs: 200 }, () =>
+      Number(draws.shift()),
+    );
+    expect([injector.delayMs(), injector.delayMs(), injector.delayMs()]).toEqual([100, 150, 200]);
+  });
+
+  it('waits exactly delayMinMs when the range is one value, drawing nothing', () => {
+    const injector = createFaultInjector({ delayMinMs: 80, delayMaxMs: 80 }, () => {
+      throw new Error('drew a random number');
+    });
+    expect(injector.delayMs()).toBe(80);
   });
 });

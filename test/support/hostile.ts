@@ -560,12 +560,20 @@ export const reaisLiteral = fc.oneof(
 // connectionsCheckingInterval below them): until then the server keeps 10 s / 30 s, checked
 // every 30 s, and these would wait half a minute.
 
-/** Opens a connection, writes `head`, then one byte of `trickle` every `everyMs` until closed. */
-export function trickle(head: Buffer, drip: Buffer, everyMs: number): Promise<RawAnswer> {
-  return rawExchange(
+/**
+ * Opens a connection, writes `head`, then one byte of `drip` every `everyMs` until the server
+ * closes it; `dripped` says how many bytes of `drip` were written by then.
+ */
+export async function trickle(
+  head: Buffer,
+  drip: Buffer,
+  everyMs: number,
+  baseUrl?: string,
+): Promise<RawAnswer & { readonly dripped: number }> {
+  let sent = 0;
+  const answer = await rawExchange(
     (socket) => {
       socket.write(head);
-      let sent = 0;
       const timer = setInterval(() => {
         if (socket.destroyed || socket.writableEnded || sent >= drip.length) {
           clearInterval(timer);
@@ -576,6 +584,7 @@ export function trickle(head: Buffer, drip: Buffer, everyMs: number): Promise<Ra
       }, everyMs);
       socket.on('close', () => clearInterval(timer));
     },
-    { timeoutMs: 20_000 },
+    { timeoutMs: 20_000, ...(baseUrl ? { baseUrl } : {}) },
   );
+  return { ...answer, dripped: sent };
 }

@@ -58,4 +58,48 @@ describe('the documentation', () => {
       expect(existsSync(String(match[1])), `${file} cites ${match[1]}`).toBe(true);
     }
   });
+
+  it.each(documents)('%s: every test it cites by name is a test of that file', (file) => {
+    // `test/….test.ts` › "a title", "another title" (a trailing … cites a title's beginning).
+    const text = readFileSync(file, 'utf8').replace(/\s*\n\s*/g, ' ');
+    const citation = /`(test\/[^`]+\.test\.ts)` › ((?:"[^"]+"(?:, (?=")|,? (?=\(and ))?)+)/g;
+    for (const match of text.matchAll(citation)) {
+      const path = String(match[1]);
+      if (!existsSync(path)) continue; // the test above says so
+      const titles = testTitlesOf(path);
+      for (const quoted of String(match[2]).matchAll(/"([^"]+)"/g)) {
+        const cited = String(quoted[1]).replace(/\\([_*`])/g, '$1');
+        expect(
+          titles.some((title) => title(cited)),
+          `${file} cites ${path} › "${cited}", which has no such test`,
+        ).toBe(true);
+      }
+    }
+  });
 });
+
+/**
+ * The titles of a test file's `it`/`test`/`describe` calls, each as a matcher of a cited title:
+ * printf placeholders of `it.each` (%s, %i, …) match any text, or may be left out when they end
+ * the title; a cited `…` matches any ending.
+ */
+function testTitlesOf(path: string): ((cited: string) => boolean)[] {
+  const source = readFileSync(path, 'utf8');
+  // `it('…'`, `describe.skip('…'`, and the title of `it.each(table)('…'`.
+  const literal = /(?:\b(?:it|test|describe)(?:\.\w+)*|\))\(\s*(['"`])((?:\\.|(?!\1).)*)\1/gs;
+  return [...source.matchAll(literal)].map((match) => {
+    const title = String(match[2]).replace(/\\(.)/g, '$1');
+    const pattern = title
+      .split(/%[sdijfo#%]/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.+');
+    const withoutCases = title.replace(/[\s:,(-]*%[sdijfo#].*$/s, '');
+    return (cited) => {
+      if (withoutCases !== title && cited === withoutCases) return true;
+      const wanted = cited.endsWith('…') ? cited.slice(0, -1) : null;
+      return wanted === null
+        ? new RegExp(`^${pattern}$`, 's').test(cited)
+        : new RegExp(`^${pattern}`, 's').test(wanted) || title.startsWith(wanted);
+    };
+  });
+}

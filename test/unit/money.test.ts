@@ -204,3 +204,68 @@ describe('formatBrl', () => {
     expect(formatBrl(cents)).toBe(text);
   });
 });
+
+describe('MoneyError', () => {
+  const messageOf = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (error) {
+      expect(error).toBeInstanceOf(MoneyError);
+      return (error as MoneyError).message;
+    }
+    throw new Error('no MoneyError');
+  };
+
+  it('says which amount was refused and why, for each unit', () => {
+    expect(messageOf(() => centsFromCentsString('12a'))).toBe(
+      'invalid amount "12a": expected a string of centavos (digits only)',
+    );
+    expect(messageOf(() => centsFromCentsString('9007199254740992'))).toBe(
+      'invalid amount "9007199254740992": too large',
+    );
+    expect(messageOf(() => centsFromCentsNumber(1.5))).toBe(
+      'invalid amount 1.5: expected a non-negative integer number of centavos',
+    );
+    expect(messageOf(() => centsFromReaisString('1e3'))).toBe(
+      'invalid amount "1e3": expected a decimal string of reais with at most 2 decimals',
+    );
+    expect(messageOf(() => centsFromReaisNumber(-1))).toBe(
+      'invalid amount -1: expected a non-negative number of reais',
+    );
+  });
+
+  it('keeps the input and the reason apart, for callers that record them', () => {
+    let thrown: unknown;
+    try {
+      centsFromCentsNumber(-3);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      input: -3,
+      reason: 'expected a non-negative integer number of centavos',
+    });
+  });
+
+  it('quotes a string of up to 40 characters whole, and cuts a longer one', () => {
+    const forty = 'x'.repeat(40);
+    expect(messageOf(() => centsFromCentsString(forty))).toBe(
+      `invalid amount "${forty}": expected a string of centavos (digits only)`,
+    );
+    expect(messageOf(() => centsFromCentsString(`${forty}yz`))).toBe(
+      `invalid amount "${forty}…": expected a string of centavos (digits only)`,
+    );
+  });
+
+  it('names only the type of a value that is neither a string nor a number', () => {
+    expect(messageOf(() => centsFromCentsString(null as unknown as string))).toBe(
+      'invalid amount object: expected a string of centavos (digits only)',
+    );
+    expect(messageOf(() => centsFromCentsNumber('15' as unknown as number))).toBe(
+      'invalid amount "15": expected a non-negative integer number of centavos',
+    );
+    expect(messageOf(() => centsFromReaisNumber(10n as unknown as number))).toBe(
+      'invalid amount bigint: expected a non-negative number of reais',
+    );
+  });
+});

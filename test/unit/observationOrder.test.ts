@@ -46,6 +46,7 @@ describe('decideGatewayRead', () => {
       kind: 'stale',
       reason: NEWER_READ_WRITTEN,
     });
+    expect(NEWER_READ_WRITTEN).toBe('a newer gateway answer is already in the mirror');
   });
 
   it('the truth wins over anything older, even a move the machine forbids', () => {

@@ -1,10 +1,17 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
   verifyPostbackSignature,
   worthReserialising,
 } from '../../src/ingress/postbackSignature.js';
+import { recordingReads } from '../support/recordingReads.js';
+
+// Counts the constant-time comparisons, which stay the real ones.
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  return { ...crypto, timingSafeEqual: vi.fn(crypto.timingSafeEqual) };
+});
 
 const SECRET = 'current-secret-0123456789';
 const OLD_SECRET = 'previous-secret-0123456789';
@@ -35,6 +42,21 @@ describe('verifyPostbackSignature', () => {
       true,
     );
     expect(verifyPostbackSignature(body, hmac(compact, OLD_SECRET), [SECRET])).toBe(false);
+  });
+
+  it('tries every configured secret, even after one matched (no early return)', () => {
+    const secrets = [SECRET, OLD_SECRET, 'third-secret-0123456789'];
+    const body = Buffer.from(compact);
+    for (const [signature, accepted] of [
+      [hmac(compact), true],
+      [hmac(compact, 'someone-else'), false],
+    ] as const) {
+      const recorded = recordingReads(secrets);
+      vi.mocked(timingSafeEqual).mockClear();
+      expect(verifyPostbackSignature(body, signature, recorded.list)).toBe(accepted);
+      expect(recorded.indicesRead()).toEqual([0, 1, 2]);
+      expect(timingSafeEqual).toHaveBeenCalledTimes(3);
+    }
   });
 
   it('rejects a wrong, short, long, missing or non-hex signature', () => {
@@ -82,8 +104,12 @@ describe('the compact fallback is bounded (it runs before anything is authentica
     ['whitespace between tokens', '{ "id": 1 }', true],
     ['32 levels with whitespace', `${'['.repeat(32)} 1${']'.repeat(32)}`, true],
     ['33 levels', `${'['.repeat(33)} 1${']'.repeat(33)}`, false],
+    ['40 arrays side by side, 2 levels deep', `[ ${'[1],'.repeat(39)}[1] ]`, true],
     ['brackets inside strings do not count', `{"x": "${'['.repeat(40)}"}`, true],
     ['an escaped quote keeps the string open', '{"x":"a\\" [[[ "}', false],
+    ['a string ends after an escaped quote', '{"x":"a\\"b", "y":1}', true],
+    ['a string ends after an escaped backslash', '{"x":"a\\\\", "y":1}', true],
+    ['an empty string', '{"": 1}', true],
   ])('%s: re-serialise = %s', (_name, body, expected) => {
     expect(worthReserialising(Buffer.from(body))).toBe(expected);
   });

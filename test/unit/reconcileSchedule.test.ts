@@ -27,6 +27,18 @@ describe('checkIntervalFor', () => {
     expect(checkIntervalFor(100 * DAY)).toBe(3 * DAY);
   });
 
+  it('moves to the next step exactly at its age', () => {
+    expect(checkIntervalFor(-DAY)).toBe(5 * MIN);
+    expect(checkIntervalFor(HOUR - 1)).toBe(5 * MIN);
+    expect(checkIntervalFor(HOUR)).toBe(30 * MIN);
+    expect(checkIntervalFor(DAY - 1)).toBe(30 * MIN);
+    expect(checkIntervalFor(DAY)).toBe(6 * HOUR);
+    expect(checkIntervalFor(7 * DAY)).toBe(DAY);
+    expect(checkIntervalFor(30 * DAY - 1)).toBe(DAY);
+    expect(checkIntervalFor(30 * DAY)).toBe(3 * DAY);
+    expect(checkIntervalFor(Number.MAX_SAFE_INTEGER)).toBe(3 * DAY);
+  });
+
   it('never shrinks as a row ages', () => {
     fc.assert(
       fc.property(
@@ -71,9 +83,20 @@ describe('nextReconcileAt', () => {
   });
 
   it('keeps a paid card sale under watch through the chargeback window', () => {
-    const paid = sale('PAGO', 'CREDIT_CARD', created);
-    expect(nextReconcileAt(paid, at(120 * DAY))).not.toBeNull();
-    expect(nextReconcileAt(paid, at(180 * DAY))).toBeNull();
+    for (const method of ['CREDIT_CARD', 'DEBIT_CARD'] as const) {
+      const paid = sale('PAGO', method, created);
+      expect(nextReconcileAt(paid, at(120 * DAY)), method).toEqual(at(123 * DAY));
+      expect(nextReconcileAt(paid, at(179 * DAY)), method).toEqual(at(180 * DAY));
+      expect(nextReconcileAt(paid, at(180 * DAY)), method).toBeNull();
+    }
+  });
+
+  it('keeps a paid boleto or transfer sale under watch for the paid window only', () => {
+    for (const method of ['BOLETO', 'TRANSFER'] as const) {
+      const paid = sale('PAGO', method, created);
+      expect(nextReconcileAt(paid, at(29 * DAY)), method).toEqual(at(30 * DAY));
+      expect(nextReconcileAt(paid, at(30 * DAY)), method).toBeNull();
+    }
   });
 
   it('measures the paid window from completion when known', () => {
@@ -95,6 +118,16 @@ describe('nextReconcileAt', () => {
       at(boletoDeadline),
     );
     expect(nextReconcileAt(sale('PENDENTE', 'BOLETO'), at(boletoDeadline + 1))).toBeNull();
+  });
+
+  it('gives no deadline to a sale that is pending on another method, or failed', () => {
+    // Past every expiry, still watched: a card or transfer sale, or a failed boleto, can still move.
+    const late = at(40 * DAY);
+    const inThreeDays = at(43 * DAY);
+    expect(nextReconcileAt(sale('PENDENTE', 'CREDIT_CARD'), late)).toEqual(inThreeDays);
+    expect(nextReconcileAt(sale('PENDENTE', 'TRANSFER'), late)).toEqual(inThreeDays);
+    expect(nextReconcileAt(sale('FALHA', 'BOLETO'), late)).toEqual(inThreeDays);
+    expect(nextReconcileAt(sale('FALHA', 'PIX'), late)).toEqual(inThreeDays);
   });
 
   it('is always in the future when not null', () => {

@@ -5,6 +5,7 @@ import {
   SALE_EDGES,
   SALE_FINAL_STATUSES,
   SALE_STATUSES,
+  canReachSale,
   decideSale,
   isFinalSaleStatus,
 } from '../../src/domain/saleMachine.js';
@@ -51,7 +52,30 @@ describe('sale machine data', () => {
   });
 });
 
+describe('canReachSale', () => {
+  it('reaches nothing on a payment method it does not know', () => {
+    const unknown = 'CHEQUE' as PaymentMethod;
+    expect(canReachSale('PIX', 'PENDENTE', 'PAGO')).toBe(true);
+    expect(canReachSale(unknown, 'PENDENTE', 'PAGO')).toBe(false);
+  });
+});
+
 describe('decideSale', () => {
+  it('says why a notification is stale or invalid', () => {
+    expect(decideSale(row('CANCELADO', 'BOLETO'), row('PAGO', 'BOLETO'))).toEqual({
+      kind: 'stale',
+      reason: 'CANCELADO is final',
+    });
+    expect(decideSale(row('PAGO', 'PIX'), row('PENDENTE', 'PIX'))).toEqual({
+      kind: 'stale',
+      reason: 'PENDENTE cannot follow PAGO on a PIX sale',
+    });
+    expect(decideSale(row('PAGO', 'CREDIT_CARD'), row('MED', 'PIX'))).toEqual({
+      kind: 'invalid',
+      reason: 'MED is impossible on a CREDIT_CARD sale',
+    });
+  });
+
   type Case = [
     name: string,
     mirror: ReturnType<typeof row> | null,

@@ -41,6 +41,21 @@ describe('withdrawal machine data', () => {
 });
 
 describe('decideWithdrawal', () => {
+  it('says why a notification is stale', () => {
+    expect(decideWithdrawal(mirror('PROCESSING', t(2)), note('COMPLETED', t(1)))).toEqual({
+      kind: 'stale',
+      reason: "updatedAt older than the mirror's",
+    });
+    expect(decideWithdrawal(mirror('COMPLETED', t(1)), note('PROCESSING', t(2)))).toEqual({
+      kind: 'stale',
+      reason: 'COMPLETED is final',
+    });
+    expect(decideWithdrawal(mirror('PROCESSING', t(1)), note('PENDING', t(2)))).toEqual({
+      kind: 'stale',
+      reason: 'PENDING cannot follow PROCESSING',
+    });
+  });
+
   type Mirror = ReturnType<typeof mirror>;
   type Note = ReturnType<typeof note>;
   const cases: [string, Mirror | null, Note, WithdrawalDecision['kind']][] = [

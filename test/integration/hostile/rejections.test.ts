@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { trimRejected } from '../../../src/inbox/rejectedDeliveries.js';
 import { WEBHOOK_TOKEN, webhookSaleBody } from '../../support/fixtures.js';
-import { waitFor } from '../../support/paymirror.js';
+import { startTestPaymirror, waitFor } from '../../support/paymirror.js';
+import { createTestQueuePrefix } from '../../support/services.js';
 import { useHostileApp, send, sql } from '../../support/hostile.js';
 
 // Rejected deliveries under attack: kept safely, and bounded.
-useHostileApp();
+const hostileApp = useHostileApp();
 
 describe('rejected deliveries under attack', () => {
   it('an unknown webhook token is kept only as its sha256, never in clear', async () => {
@@ -35,7 +35,7 @@ describe('rejected deliveries under attack', () => {
     );
   });
 
-  it('a flood of rejections is trimmed to the configured row count', async () => {
+  it('the scheduler trims a flood of rejections to REJECTS_MAX_ROWS and drops those past REJECTS_MAX_AGE_DAYS', async () => {
     const marker = `flood-${Date.now()}`;
     const flood = Array.from({ length: 60 }, (_, i) =>
       send({
@@ -49,16 +49,41 @@ describe('rejected deliveries under attack', () => {
       }),
     );
     for (const answer of await Promise.all(flood)) expect(answer.status).toBe(401);
-    // Rejections are kept on the side: wait for all sixty before trimming.
-    await waitFor(async () => {
-      const [kept] = await sql()<{ n: number }[]>`
-        select count(*)::int as n from rejected_deliveries where headers->>'x-hostile-run' = ${marker}`;
-      return kept?.n === 60;
+    // Rejections are kept on the side: wait for all sixty before the scheduler starts.
+    const ids = await waitFor(async () => {
+      const rows = await sql()<{ id: string }[]>`
+        select id from rejected_deliveries where headers->>'x-hostile-run' = ${marker} order by id`;
+      return rows.length === 60 ? rows.map((row) => Number(row.id)) : undefined;
     });
-    await trimRejected(sql(), { maxRows: 25, maxAgeDays: 7 });
-    const [count] = await sql()<
-      { n: number }[]
-    >`select count(*)::int as n from rejected_deliveries`;
-    expect(count?.n).toBeLessThanOrEqual(25);
+    // The five newest are old by date: only the age limit removes them (the row limit keeps the
+    // newest ids). 55 recent rows stay: only the row limit brings them down to 25.
+    const backdated = ids.slice(-5);
+    await sql()`update rejected_deliveries set received_at = now() - interval '8 days'
+                 where id = any(${backdated})`;
+    const newestRecent = ids[54];
+
+    // The file's paymirror runs no scheduler: this one, and its retention, does the trimming.
+    const queue = createTestQueuePrefix();
+    const scheduler = await startTestPaymirror({
+      db: hostileApp.db,
+      queue,
+      roles: 'scheduler',
+      env: { REJECTS_MAX_ROWS: '25', REJECTS_MAX_AGE_DAYS: '7' },
+    });
+    try {
+      const kept = await waitFor(
+        async () => {
+          const rows = await sql()<{ id: string }[]>`select id from rejected_deliveries`;
+          return rows.length <= 25 ? rows.map((row) => Number(row.id)) : undefined;
+        },
+        { what: 'the scheduler to trim rejected_deliveries' },
+      );
+      for (const id of backdated) expect(kept).not.toContain(id);
+      expect(kept).toContain(newestRecent);
+      expect(kept.length).toBeGreaterThan(0);
+    } finally {
+      await scheduler.close();
+      await queue.drop();
+    }
   });
 });
