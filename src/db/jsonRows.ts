@@ -1,8 +1,13 @@
-import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Tx } from './client.js';
-import { bigintArrayLiteral, jsonLiteral } from './literals.js';
-import { executeQuery } from './driverQuery.js';
+import type { Fragment, Sql, Tx } from './client.js';
+import { InvariantError } from '../lib/invariantError.js';
+
+/**
+ * Statements over many rows of a table, written from the table's drizzle description: one
+ * statement whatever the number of rows, its values as JSON documents, its identifiers quoted
+ * by postgres.js (`sql(name)`). Callers give rows by the table's TypeScript field names.
+ */
 
 /** "The transaction's now()", for a column a write sets to the database's clock. */
 export const TX_NOW = Symbol('now()');
@@ -11,51 +16,76 @@ export type TxNow = typeof TX_NOW;
 /** Column values by the table's TypeScript field names; TX_NOW for now(). */
 export type FieldValues = Record<string, unknown>;
 
-/**
- * The rows of a multi-row UPDATE as one json document, a json object a row, unpacked by
- * json_populate_record: one statement whatever the number of rows, and no per-value work in
- * the query builder (which cost more CPU than Postgres did for these statements). `json`, not
- * `jsonb`: the document is read once and thrown away, and building jsonb's binary form first
- * cost Postgres about a tenth more for the whole statement (measured on the items' INSERT when
- * it took the same document: 40.0–41.7 against 36.7–38.3 µs of backend CPU a sale).
- */
-function documents(
-  table: PgTable,
-  rows: readonly FieldValues[],
-): {
-  json: string;
-  named: string[];
-} {
-  const named = namedColumns(table, rows);
-  const docs = rows.map((row) => {
-    const doc: Record<string, unknown> = {};
-    for (const [field, column] of named) {
-      const value = row[field];
-      if (value !== undefined) doc[column.name] = jsonValue(value);
-    }
-    return doc;
-  });
-  return { json: JSON.stringify(docs), named: [...named.values()].map((column) => column.name) };
+/** A column as these statements name it, and the type its JSON text is read back as. */
+interface Column {
+  readonly field: string;
+  readonly name: string;
+  /** Postgres's own name of the type (`int8`, `timestamptz`): quoted, it is an identifier. */
+  readonly typeName: string;
+  readonly json: boolean;
 }
 
-/** The table's columns that at least one row gives a value, by field name, in first-seen order. */
-function namedColumns(table: PgTable, rows: readonly FieldValues[]): Map<string, Column> {
-  const known = columnsOf(table);
-  const named = new Map<string, Column>();
-  for (const row of rows) {
-    for (const key in row) {
-      if (named.has(key) || row[key] === undefined) continue;
-      const column = known.get(key);
-      if (column !== undefined) named.set(key, column);
-    }
+const columnsByTable = new WeakMap<PgTable, readonly Column[]>();
+
+/** A table's columns in the table's order, built once. */
+function columnsOf(table: PgTable): readonly Column[] {
+  let columns = columnsByTable.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table)).map(([field, column]) => {
+      const typeName = TYPE_NAMES[column.getSQLType()];
+      if (typeName === undefined) {
+        throw new InvariantError(
+          `${column.name}: no Postgres type name for ${column.getSQLType()}`,
+        );
+      }
+      return {
+        field,
+        name: column.name,
+        typeName,
+        json: typeName === 'json' || typeName === 'jsonb',
+      };
+    });
+    columnsByTable.set(table, columns);
   }
-  return named;
+  return columns;
+}
+
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  smallint: 'int2',
+  integer: 'int4',
+  serial: 'int4',
+  bigint: 'int8',
+  bigserial: 'int8',
+  text: 'text',
+  boolean: 'bool',
+  json: 'json',
+  jsonb: 'jsonb',
+  bytea: 'bytea',
+  'timestamp with time zone': 'timestamptz',
+};
+
+/** `a, b, c`: postgres.js joins a list of fragments with spaces only. */
+function commaList(sql: Sql | Tx, parts: readonly Fragment[]): Fragment[] {
+  return parts.map((part, index) => (index === 0 ? part : sql`, ${part}`));
+}
+
+/** `"payment_method" as "paymentMethod", …`: every column, read back under its field name. */
+export function selectFields(sql: Sql | Tx, table: PgTable): Fragment[] {
+  return commaList(
+    sql,
+    columnsOf(table).map((column) => sql`${sql(column.name)} as ${sql(column.field)}`),
+  );
+}
+
+/** The columns at least one row gives a value, in the table's order (fewer statement texts). */
+function namedColumns(table: PgTable, rows: readonly FieldValues[]): Column[] {
+  return columnsOf(table).filter((column) => rows.some((row) => row[column.field] !== undefined));
 }
 
 /**
  * 'now' is Postgres's input for the transaction's start time, the same as now(). A Date is
  * written as JSON.stringify would (its toJSON: ISO text, null when invalid), but here: left to
- * JSON.stringify, dates take it off its fast path, and a sales row cost three times as much.
+ * JSON.stringify, dates take it off its fast path.
  */
 function jsonValue(value: unknown): unknown {
   if (value === TX_NOW) return 'now';
@@ -63,73 +93,31 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-const list = (names: readonly string[], prefix = ''): SQL =>
-  sql.raw(names.map((name) => `${prefix}"${name}"`).join(', '));
-
-/** A column as the multi-row writes name it, and the type its text is cast to. */
-interface Column {
-  readonly name: string;
-  readonly sqlType: string;
-  readonly json: boolean;
-}
-
-const columnsByTable = new WeakMap<PgTable, ReadonlyMap<string, Column>>();
-
-/** A table's columns by field name, built once (a serial casts to its integer type). */
-function columnsOf(table: PgTable): ReadonlyMap<string, Column> {
-  let columns = columnsByTable.get(table);
-  if (!columns) {
-    columns = new Map(
-      Object.entries(getTableColumns(table)).map(([key, column]) => {
-        const sqlType = castType(column.getSQLType());
-        return [
-          key,
-          { name: column.name, sqlType, json: sqlType === 'json' || sqlType === 'jsonb' },
-        ];
-      }),
-    );
-    columnsByTable.set(table, columns);
-  }
-  return columns;
-}
-
-function castType(sqlType: string): string {
-  return SERIAL_TYPES[sqlType] ?? sqlType;
-}
-
-const SERIAL_TYPES: Readonly<Record<string, string>> = {
-  smallserial: 'smallint',
-  serial: 'integer',
-  bigserial: 'bigint',
-};
-
 /**
- * One column's json array as rows (`rows from` zips them), and the expression that reads a
- * value back: text cast to the column's type; for a json column the element itself, a json null
- * being SQL NULL (as json_populate_record reads it).
+ * A json array's elements as rows (`rows from` zips the arrays), and the expression reading a
+ * value back: text cast to the column's type; for a json column the element itself, a json
+ * null being SQL NULL.
  */
-function columnRows(values: string, column: Column): SQL {
+function columnRows(sql: Tx, values: string, column: Column): Fragment {
   return column.json
     ? sql`json_array_elements(${values}::json)`
     : sql`json_array_elements_text(${values}::json)`;
 }
 
-function columnValue(alias: SQL, column: Column): SQL {
-  const type = sql.raw(column.sqlType);
+function columnValue(sql: Tx, column: Column): Fragment {
+  const value = sql`r.${sql(column.name)}`;
   return column.json
-    ? sql`(case when json_typeof(${alias}) = 'null' then null else ${alias} end)::${type}`
-    : sql`${alias}::${type}`;
+    ? sql`(case when json_typeof(${value}) = 'null' then null else ${value} end)::${sql(column.typeName)}`
+    : sql`${value}::${sql(column.typeName)}`;
 }
 
 /**
  * A multi-row INSERT; returns the ids inserted when asked (tables with an `id`). Each column
- * travels as one json array of its values, and `rows from` zips the arrays back into rows: one
- * statement whatever the number of rows, no per-value work in the query builder, and no
- * column name repeated in every row. Rows as json objects (json_populate_recordset) cost more
- * on both sides: the names were a quarter of a sale's document and nearly half an item's, and
- * Postgres looked every name up and filled every column of the table's row type for each row
- * (268 sales: 5.1–5.9 ms a statement against 3.6–3.9; bench/PERFORMANCE.md, session 27). A
- * column a row does not name is null in that row, as json_populate_recordset made it.
+ * travels as one json array of its values and `rows from` zips the arrays back into rows: no
+ * column name repeated in every row, and Postgres fills only the columns named (rows as json
+ * objects, json_populate_recordset, cost both sides more: the names were a quarter of a sale's
+ * document, and Postgres filled every column of the table's row type for each row). A column a
+ * row does not name is null in that row; one no row names takes its default.
  */
 export async function insertRows(
   tx: Tx,
@@ -138,34 +126,33 @@ export async function insertRows(
   options: { readonly returningIds?: boolean; readonly skipConflicts?: boolean } = {},
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const named = namedColumns(table, rows);
-  const columns = [...named.values()];
-  const aliases = columns.map((column) => sql.identifier(column.name));
-  const arrays = [...named].map(([field, column]) =>
-    columnRows(JSON.stringify(rows.map((row) => jsonValue(row[field]) ?? null)), column),
+  const columns = namedColumns(table, rows);
+  const arrays = columns.map((column) =>
+    columnRows(tx, JSON.stringify(rows.map((row) => jsonValue(row[column.field]) ?? null)), column),
   );
-  const name = sql.identifier(getTableName(table));
-  const inserted = await executeQuery<{ id: string }>(
-    tx,
-    sql`
-    insert into ${name} (${list(columns.map((column) => column.name))})
-    select ${sql.join(
-      columns.map((column, index) => columnValue(sql`r.${aliases[index]}`, column)),
-      sql`, `,
+  const inserted = await tx<{ id: number }[]>`
+    insert into ${tx(getTableName(table))} (${commaList(
+      tx,
+      columns.map((column) => tx`${tx(column.name)}`),
+    )})
+    select ${commaList(
+      tx,
+      columns.map((column) => columnValue(tx, column)),
     )}
-      from rows from (${sql.join(arrays, sql`, `)}) as r(${sql.join(aliases, sql`, `)})
-    ${options.skipConflicts ? sql`on conflict do nothing` : sql``}
-    ${options.returningIds ? sql`returning id` : sql``}`,
-  );
-  return options.returningIds ? inserted.map((row) => Number(row.id)) : [];
+      from rows from (${commaList(tx, arrays)}) as r(${commaList(
+        tx,
+        columns.map((column) => tx`${tx(column.name)}`),
+      )})
+    ${options.skipConflicts ? tx`on conflict do nothing` : tx``}
+    ${options.returningIds ? tx`returning id` : tx``}`.execute();
+  return options.returningIds ? inserted.map((row) => row.id) : [];
 }
 
 /**
- * One UPDATE for many rows, each keyed by `id`: a column takes a row's value only when that
- * row names it, so rows changing different columns share the statement. Sets updated_at.
- * Without parameters, planned at each run: a prepared plan made while the table was small
- * joined the rows by scanning it whole, and kept doing so as it grew (docs/architecture.md,
- * "Plans that outlive a small table").
+ * One UPDATE for many rows, each keyed by `id`: a column takes a row's value only when that row
+ * names it, so rows changing different columns share the statement. Sets updated_at. The rows
+ * are one json document (json_populate_record reads each as the table's row type); the ids
+ * travel beside it, so that the plan looks each one up by the primary key.
  */
 export async function updateRowsById(
   tx: Tx,
@@ -173,23 +160,32 @@ export async function updateRowsById(
   rows: readonly FieldValues[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const { json, named } = documents(table, rows);
-  const name = sql.identifier(getTableName(table));
-  const assignments = named
-    .filter((column) => column !== 'id' && column !== 'updated_at')
-    .map((column) => {
-      const target = sql.identifier(column);
-      const key = sql.raw(`'${column}'`);
-      // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
-      return sql`${target} = case when v.doc -> ${key} is not null then r.${target} else t.${target} end`;
-    });
-  await executeQuery(
-    tx,
-    sql`
-    update ${name} as t
-       set ${sql.join([...assignments, sql`updated_at = now()`], sql`, `)}
-      from json_array_elements(${jsonLiteral(json)}) as v(doc),
-           json_populate_record(null::${name}, v.doc) as r
-     where t.id = r.id and t.id = any(${bigintArrayLiteral(rows.map((row) => row.id as number))})`,
+  const columns = namedColumns(table, rows).filter(
+    (column) => column.name !== 'id' && column.name !== 'updated_at',
   );
+  const docs = rows.map((row) => {
+    const doc: Record<string, unknown> = {};
+    for (const column of columnsOf(table)) {
+      const value = row[column.field];
+      if (value !== undefined) doc[column.name] = jsonValue(value);
+    }
+    return doc;
+  });
+  const name = tx(getTableName(table));
+  // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
+  const assignments = columns.map((column) => {
+    const target = tx(column.name);
+    return tx`${target} = case when v.doc -> ${column.name}::text is not null then r.${target} else t.${target} end`;
+  });
+  await tx`
+    update ${name} as t
+       set ${commaList(tx, [...assignments, tx`updated_at = now()`])}
+      from json_array_elements(${JSON.stringify(docs)}::json) as v(doc),
+           json_populate_record(null::${name}, v.doc) as r
+     where t.id = r.id and t.id = any(${rows.map((row) => row.id as number)}::int8[])`.execute();
+}
+
+/** A table's TypeScript field names, in the table's order. */
+export function fieldsOf(table: PgTable): readonly string[] {
+  return columnsOf(table).map((column) => column.field);
 }

@@ -169,7 +169,6 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     const gateway = gatewayClientFor(config, null, null);
     if (!gateway) throw new DemoError('no gateway client: GATEWAY_* not configured');
     const reconcileDeps: ReconcileDeps = {
-      db: database.db,
       sql: database.sql,
       gateway,
       policy: config.watchPolicy,
@@ -183,7 +182,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     const drive = await driveScenario(scenario, {
       sandboxUrl,
       postbackUrl: `${paymirror.url}/postbacks`,
-      db: database.db,
+      sql: database.sql,
       gateway,
       policy: config.watchPolicy,
       logger,

@@ -1,4 +1,4 @@
-import type { sales } from '../db/schema.js';
+import type { SaleInsert, SaleRow } from '../db/rows.js';
 import { TX_NOW } from '../db/jsonRows.js';
 import {
   decideGatewayRead,
@@ -13,7 +13,7 @@ import type { SaleNotice } from '../notifications/notification.js';
 import { compareWithGateway } from './compareFields.js';
 import { fillMissing } from './fillMissing.js';
 import type { MirrorResult, NoticeInput, ReadInput } from './inputs.js';
-import type { ChangeOf, MirrorRows } from './mirrorRows.js';
+import type { Change, SaleRows } from './mirrorRows.js';
 import type { PlanContext } from './planContext.js';
 import {
   afterRead,
@@ -24,8 +24,6 @@ import {
 } from './planContext.js';
 import { InvariantError } from '../lib/invariantError.js';
 
-type SaleRows = MirrorRows<typeof sales>;
-type SaleRow = typeof sales.$inferSelect;
 type SaleNoticeInput = NoticeInput<SaleNotice>;
 type SaleReadInput = ReadInput & { readonly resource: 'sale' };
 
@@ -283,7 +281,7 @@ function recordClaims(
   const { notice } = input;
   const reason = `the gateway has ${current?.status ?? 'no such sale'}, not ${notice.status}`;
   if (!current) return { outcome: 'unconfirmed', reason };
-  const claims: ChangeOf<typeof sales> = {
+  const claims: Change<SaleInsert> = {
     status: notice.status,
     amountCents: notice.amountCents,
     feeCents: notice.feeCents,
@@ -319,7 +317,7 @@ function nextReconcileAtOf(notice: SaleNotice, ctx: PlanContext): Date | null {
   );
 }
 
-function noticeValues(notice: SaleNotice): ChangeOf<typeof sales> {
+function noticeValues(notice: SaleNotice): Change<SaleInsert> {
   return {
     id: notice.id,
     status: notice.status,
@@ -339,7 +337,7 @@ function noticeValues(notice: SaleNotice): ChangeOf<typeof sales> {
 }
 
 /** Every field GET returns; `fee_cents` is the read's systemFee. */
-function readValues(g: GatewayTransaction): typeof sales.$inferInsert {
+function readValues(g: GatewayTransaction): SaleInsert {
   return {
     id: g.id,
     status: g.status,

@@ -1,4 +1,4 @@
-import type { withdrawals } from '../db/schema.js';
+import type { WithdrawalInsert, WithdrawalRow } from '../db/rows.js';
 import {
   decideGatewayRead,
   isOlderThan,
@@ -16,7 +16,7 @@ import type { WithdrawalNotice } from '../notifications/notification.js';
 import { compareWithGateway } from './compareFields.js';
 import { fillMissing } from './fillMissing.js';
 import type { MirrorResult, NoticeInput, ReadInput } from './inputs.js';
-import type { ChangeOf, MirrorRows } from './mirrorRows.js';
+import type { Change, WithdrawalRows } from './mirrorRows.js';
 import {
   afterRead,
   laterOf,
@@ -27,8 +27,6 @@ import {
 } from './planContext.js';
 import { InvariantError } from '../lib/invariantError.js';
 
-type WithdrawalRows = MirrorRows<typeof withdrawals>;
-type WithdrawalRow = typeof withdrawals.$inferSelect;
 type WithdrawalNoticeInput = NoticeInput<WithdrawalNotice>;
 type WithdrawalReadInput = ReadInput & { readonly resource: 'withdrawal' };
 
@@ -160,7 +158,7 @@ function addConfirmed(
 ): MirrorResult {
   const { notice } = input;
   if (!current) return { outcome: 'stale', reason: 'the gateway read wrote nothing' };
-  const webhookOnly: ChangeOf<typeof withdrawals> = {
+  const webhookOnly: Change<WithdrawalInsert> = {
     externalId: notice.externalId,
     processedAt: notice.processedAt,
   };
@@ -201,7 +199,7 @@ function recordClaims(
   const { notice } = input;
   const reason = `the gateway has ${current?.status ?? 'no such withdrawal'}, not ${notice.status}`;
   if (!current) return { outcome: 'unconfirmed', reason };
-  const claims: ChangeOf<typeof withdrawals> = {
+  const claims: Change<WithdrawalInsert> = {
     status: notice.status,
     amountCents: notice.amountCents,
     externalId: notice.externalId,
@@ -264,7 +262,7 @@ function schedule(notice: WithdrawalNotice, ctx: PlanContext) {
   };
 }
 
-function noticeValues(notice: WithdrawalNotice): ChangeOf<typeof withdrawals> {
+function noticeValues(notice: WithdrawalNotice): Change<WithdrawalInsert> {
   return {
     id: notice.id,
     status: notice.status,
@@ -281,12 +279,12 @@ function noticeValues(notice: WithdrawalNotice): ChangeOf<typeof withdrawals> {
 function newerUpdatedAt(
   current: WithdrawalRow,
   notice: WithdrawalNotice,
-): ChangeOf<typeof withdrawals> {
+): Change<WithdrawalInsert> {
   const known = current.gatewayUpdatedAt;
   return known === null || notice.updatedAt > known ? { gatewayUpdatedAt: notice.updatedAt } : {};
 }
 
-function readValues(g: GatewayWithdrawal): typeof withdrawals.$inferInsert {
+function readValues(g: GatewayWithdrawal): WithdrawalInsert {
   return {
     id: g.id,
     status: g.status,

@@ -50,13 +50,3 @@ export async function queueOldestAgeByName(
   );
   return Object.fromEntries(queues.map((queue, index) => [queue.name, ages[index] ?? 0]));
 }
-
-/** Cashout attempts nobody has settled: unknown ones, and pending ones over 5 minutes old. */
-export async function unresolvedCashouts(sql: Sql): Promise<Record<string, number>> {
-  const rows = await sql<{ outcome: string; n: number }[]>`
-    select outcome, count(*)::int as n from cashout_attempts
-     where outcome in ('pending', 'unknown')
-       and (outcome = 'unknown' or requested_at < now() - interval '5 minutes')
-     group by outcome`;
-  return Object.fromEntries(rows.map((row) => [row.outcome, row.n]));
-}

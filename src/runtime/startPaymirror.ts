@@ -37,8 +37,8 @@ import {
   oldestPendingAgeSeconds,
   queueCountsByName,
   queueOldestAgeByName,
-  unresolvedCashouts,
 } from './observability.js';
+import { unresolvedAttemptCounts } from '../operations/sql.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import {
   createProducerRedis,
@@ -93,7 +93,7 @@ export async function startPaymirror(
     roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redis) : null;
   const laneDeps = workerRedis
     ? {
-        db: database.db,
+        sql: database.sql,
         gateway,
         holdUnconfirmable: config.unconfirmedWebhooks === 'hold',
         policy: config.watchPolicy,
@@ -229,7 +229,7 @@ export async function startPaymirror(
       oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
       inboxCounts: () => inboxCountsByState(database.sql),
       ...(spool ? { spoolPending: () => spool.pending() } : {}),
-      cashoutsUnresolved: () => unresolvedCashouts(database.sql),
+      cashoutsUnresolved: () => unresolvedAttemptCounts(database.sql),
       queueCounts: () => queueCountsByName(observedQueues),
       queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
     },

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { createDatabase, transaction, type Database } from '../../src/db/client.js';
 import { updateRowsById } from '../../src/db/jsonRows.js';
-import { sales, withdrawals } from '../../src/db/schema.js';
-import { MirrorRows } from '../../src/mirror/mirrorRows.js';
-import { finishInboxRows } from '../../src/worker/finishInboxRows.js';
-import { releaseDedupeKeys } from '../../src/worker/releaseDedupeKeys.js';
+import { sales } from '../../src/db/schema.js';
+import { finishInboxRows, recordsNamedBy, releaseDedupeKeys } from '../../src/inbox/sql/worker.js';
+import { withdrawalRows } from '../../src/mirror/mirrorRows.js';
 import { useTestDatabase, type TestDatabase } from '../support/services.js';
 
 type Table = 'inbox_events' | 'sales' | 'withdrawals' | 'inbox_dedupe_keys';
@@ -89,7 +88,7 @@ describe('the worker’s keyed writes', () => {
       'inbox_events',
       twentyThenGrown(insertInbox),
       (writer) =>
-        writer.db.transaction((tx) =>
+        transaction(writer.sql, (tx) =>
           finishInboxRows(tx, [
             { id: 3, state: 'processed', outcome: 'applied', reason: null },
             { id: 4, state: 'quarantined', outcome: 'unparseable', reason: 'bad' },
@@ -115,7 +114,7 @@ describe('the worker’s keyed writes', () => {
       'sales',
       twentyThenGrown(insertSales),
       (writer) =>
-        writer.db.transaction((tx) =>
+        transaction(writer.sql, (tx) =>
           updateRowsById(tx, sales, [
             { id: 7, status: 'PAGO' },
             { id: 8, customerName: 'Ana' },
@@ -144,7 +143,7 @@ describe('the worker’s keyed writes', () => {
       twentyThenGrown(insertKeys),
       async (writer) => {
         run += 1;
-        await writer.db.transaction((tx) =>
+        await transaction(writer.sql, (tx) =>
           releaseDedupeKeys(tx, [
             { inboxEventId: run, channel: 'webhook', eventKey: `sale:${run}:PAGO` },
             // Another delivery took this key since: it stays.
@@ -165,7 +164,7 @@ describe('the worker’s keyed writes', () => {
     const { database } = test();
     await insertInbox(database, 900_000, 1);
     const reason = "$j$'); drop table sales; -- $j0$ \\ ' \" \u00e9";
-    await database.db.transaction((tx) =>
+    await transaction(database.sql, (tx) =>
       finishInboxRows(tx, [{ id: 900_000, state: 'quarantined', outcome: 'unparseable', reason }]),
     );
     const [row] = await database.sql<{ quarantine_reason: string }[]>`
@@ -202,9 +201,9 @@ describe('the worker’s locking reads', () => {
           select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
       },
       async (writer) => {
-        const rows = new MirrorRows(withdrawals);
-        await writer.db.transaction(async (tx) => {
-          await rows.lockNamedByInbox(tx, [700001]);
+        const rows = withdrawalRows();
+        await transaction(writer.sql, async (tx) => {
+          await rows.lockWhere(tx, recordsNamedBy(tx, 'withdrawal', [700001]));
           await rows.lock(tx, [9, 5]);
         });
         locked = [5, 9, 10].filter((id) => rows.get(id) !== undefined);

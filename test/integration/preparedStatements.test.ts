@@ -1,20 +1,17 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { createDatabase, transaction, type Database } from '../../src/db/client.js';
 import { useTestDatabase } from '../support/services.js';
 
 /** The statements this connection has prepared, read inside one transaction (one connection). */
 async function preparedAfterQuery(database: Database): Promise<string[]> {
-  return database.db.transaction(async (tx) => {
-    await tx.execute(sql`select ${41}::int + 1 as prepared_probe`);
-    const rows = await tx.execute<{ statement: string }>(
-      sql`select statement from pg_prepared_statements`,
-    );
+  return transaction(database.sql, async (tx) => {
+    await tx`select ${41}::int + 1 as prepared_probe`;
+    const rows = await tx<{ statement: string }[]>`select statement from pg_prepared_statements`;
     return rows.map((row) => row.statement);
   });
 }
 
-describe('statements drizzle builds', () => {
+describe('statements on the client', () => {
   const test = useTestDatabase();
 
   it('are prepared: one round trip each instead of a Describe first', async () => {
@@ -30,5 +27,16 @@ describe('statements drizzle builds', () => {
     } finally {
       await unprepared.close();
     }
+  });
+
+  it('in a transaction are planned for their own values', async () => {
+    const [row] = await transaction(
+      test().database.sql,
+      (tx) => tx<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`,
+    );
+    expect(row?.mode).toBe('force_custom_plan');
+    const [outside] = await test().database.sql<{ mode: string }[]>`
+      select current_setting('plan_cache_mode') as mode`;
+    expect(outside?.mode).toBe('auto');
   });
 });
