@@ -32,12 +32,8 @@ import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayClientFor } from './gatewayClient.js';
-import {
-  inboxCountsByState,
-  oldestPendingAgeSeconds,
-  queueCountsByName,
-  queueOldestAgeByName,
-} from './observability.js';
+import { queueCountsByName, queueOldestAgeByName } from './observability.js';
+import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
 import { unresolvedAttemptCounts } from '../operations/sql.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import {
