@@ -12,8 +12,10 @@ import {
 } from './mirrorRows.js';
 import { MirrorWrites } from './mirrorWrites.js';
 import type { PlanContext, Watch } from './planContext.js';
-import { planSaleNotice, planSaleRead } from './planSale.js';
-import { planWithdrawalNotice, planWithdrawalRead } from './planWithdrawal.js';
+import { planNotice } from './planNotice.js';
+import { planRead } from './planRead.js';
+import { SALE } from './saleResource.js';
+import { WITHDRAWAL } from './withdrawalResource.js';
 
 export interface ApplyOptions {
   /**
@@ -133,13 +135,13 @@ function plan(
     case 'notice': {
       const { notice } = input;
       return notice.kind === 'sale'
-        ? planSaleNotice(sales, { ...input, notice }, ctx)
-        : planWithdrawalNotice(withdrawals, { ...input, notice }, ctx);
+        ? planNotice(SALE, sales, { ...input, notice }, ctx)
+        : planNotice(WITHDRAWAL, withdrawals, { ...input, notice }, ctx);
     }
     case 'read':
       return input.resource === 'sale'
-        ? planSaleRead(sales, input, ctx)
-        : planWithdrawalRead(withdrawals, input, ctx);
+        ? planRead(SALE, sales, input, ctx)
+        : planRead(WITHDRAWAL, withdrawals, input, ctx);
     case 'absent':
       return input.resource === 'sale'
         ? planAbsent(sales, input, ctx)

@@ -1,7 +1,8 @@
 import type { Tx } from '../db/client.js';
 import { TX_NOW, type TxNow } from '../db/jsonRows.js';
-import type { SaleInsert, SaleRow, WithdrawalInsert, WithdrawalRow } from '../db/rows.js';
+import type { SaleRow, WithdrawalRow } from '../db/rows.js';
 import { InvariantError } from '../lib/invariantError.js';
+import type { Fields } from './resource.js';
 import {
   SALE_RECORDS,
   WITHDRAWAL_RECORDS,
@@ -25,12 +26,12 @@ export class MirrorInsertRaceError extends Error {
  * back with one INSERT for the new rows and one UPDATE for the changed ones, however many
  * inputs touched them.
  */
-export class MirrorRows<Row extends { readonly id: number }, Insert> {
+export class MirrorRows<Row extends { readonly id: number }> {
   private readonly current = new Map<number, Row>();
   /** Ids already looked up (and locked when they exist): not looked up again. */
   private readonly lookedUp = new Set<number>();
-  private readonly inserted = new Map<number, Change<Insert>>();
-  private readonly changed = new Map<number, Change<Insert>>();
+  private readonly inserted = new Map<number, Fields>();
+  private readonly changed = new Map<number, Fields>();
 
   constructor(private readonly table: RecordTable<Row>) {}
 
@@ -70,11 +71,11 @@ export class MirrorRows<Row extends { readonly id: number }, Insert> {
     return inserted;
   }
 
-  insert(id: number, values: Change<Insert>): void {
+  insert(id: number, values: Fields): void {
     this.inserted.set(id, values);
   }
 
-  update(id: number, fields: Change<Insert>): void {
+  update(id: number, fields: Fields): void {
     if (Object.keys(fields).length === 0) return;
     const row = this.get(id);
     if (!row) throw new InvariantError(`${this.resource} ${id} updated before it was locked`);
@@ -110,8 +111,8 @@ export class MirrorRows<Row extends { readonly id: number }, Insert> {
   }
 }
 
-export type SaleRows = MirrorRows<SaleRow, SaleInsert>;
-export type WithdrawalRows = MirrorRows<WithdrawalRow, WithdrawalInsert>;
+export type SaleRows = MirrorRows<SaleRow>;
+export type WithdrawalRows = MirrorRows<WithdrawalRow>;
 
 export const saleRows = (): SaleRows => new MirrorRows(SALE_RECORDS);
 export const withdrawalRows = (): WithdrawalRows => new MirrorRows(WITHDRAWAL_RECORDS);
