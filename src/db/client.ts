@@ -3,8 +3,11 @@ import { connectPostgres } from './connect.js';
 
 /**
  * The one Postgres client. Every statement runs on postgres.js's tagged template, prepared (one
- * round trip once a connection knows it); drizzle only describes the schema (schema.ts), makes
- * the migrations and types the rows (rows.ts). How values cross:
+ * round trip once a connection knows it), in its table owner's sql module (docs/architecture.md,
+ * "Where statements live"); drizzle only describes the schema (schema.ts), makes the migrations
+ * and types the rows (rows.ts). A statement a caller pipelines with others is sent when its
+ * function is called (`.execute()`): postgres.js sends a query once it is awaited or executed,
+ * and Postgres runs a connection's statements in the order sent. How values cross:
  * - bigint (int8) reads as a number, and refuses one past Number.MAX_SAFE_INTEGER: ids and
  *   centavos are integers in code, never floats and never rounded;
  * - json and jsonb parameters are JSON text the caller built (paymirror assembles its documents
