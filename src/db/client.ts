@@ -73,20 +73,28 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   return { sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-/**
- * Runs `work` in a transaction whose statements are planned for the values they run with, at
- * every run (`plan_cache_mode = force_custom_plan`, for this transaction only). Left to itself,
- * Postgres may keep a prepared statement's generic plan from its sixth run until the table's
- * next ANALYZE: made while a new deployment's table was nearly empty, a sequential scan, kept
- * however much the table grows (docs/architecture.md, "Plans that outlive a small table"). The
- * setting goes out with the transaction's first statements, in the same round trip, and holds
- * through a pooler in transaction mode.
- */
+/** Runs `work` in a transaction, its statements on one connection in the order sent. */
 export function transaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
-    // Executed before `work` runs, so that it is sent ahead of work's statements.
-    const planned = tx`set local plan_cache_mode = force_custom_plan`.execute();
-    const [, result] = await Promise.all([planned, work(tx)]);
-    return result;
-  }) as Promise<T>;
+  return sql.begin(work) as Promise<T>;
+}
+
+/**
+ * The transaction's statements sent after this are planned for the values they run with, at
+ * every run (`plan_cache_mode = force_custom_plan`, until the transaction ends or
+ * allowGenericPlans). Left to itself, Postgres may keep a prepared statement's generic plan from
+ * its sixth run until the table's next ANALYZE: made while a new deployment's table was nearly
+ * empty, a sequential scan, kept however much the table grows (docs/architecture.md, "Plans
+ * that outlive a small table"). Sent without waiting for it: it shares the next round trip.
+ */
+export function forceCustomPlans(tx: Tx): Promise<unknown> {
+  return tx`set local plan_cache_mode = force_custom_plan`.execute();
+}
+
+/**
+ * The statements sent after this may keep a generic plan again: for those with no plan to
+ * choose, replanning at every run is only a cost, and under force_custom_plan the foreign key
+ * checks of an INSERT are planned again for every row.
+ */
+export function allowGenericPlans(tx: Tx): Promise<unknown> {
+  return tx`set local plan_cache_mode = auto`.execute();
 }

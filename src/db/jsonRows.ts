@@ -7,6 +7,10 @@ import { InvariantError } from '../lib/invariantError.js';
  * Statements over many rows of a table, written from the table's drizzle description: one
  * statement whatever the number of rows, its values as JSON documents, its identifiers quoted
  * by postgres.js (`sql(name)`). Callers give rows by the table's TypeScript field names.
+ *
+ * The parts of a statement that depend only on the table and the columns named (its column
+ * lists, casts, assignments) are built once and kept: the worker writes the same few shapes for
+ * every batch, and a fragment is an object postgres.js walks, not text to rebuild.
  */
 
 /** "The transaction's now()", for a column a write sets to the database's clock. */
@@ -25,13 +29,29 @@ interface Column {
   readonly json: boolean;
 }
 
-const columnsByTable = new WeakMap<PgTable, readonly Column[]>();
+interface TableShape {
+  readonly name: string;
+  readonly columns: readonly Column[];
+  /** `"payment_method" as "paymentMethod", …`, once built. */
+  select?: Fragment;
+  /** Statement parts by the names of the columns a statement writes. */
+  readonly inserts: Map<string, InsertParts>;
+  readonly updates: Map<string, Fragment>;
+}
 
-/** A table's columns in the table's order, built once. */
-function columnsOf(table: PgTable): readonly Column[] {
-  let columns = columnsByTable.get(table);
-  if (!columns) {
-    columns = Object.entries(getTableColumns(table)).map(([field, column]) => {
+interface InsertParts {
+  /** `"id", "status", …` */
+  readonly names: Fragment;
+  /** `r."id"::"int8", …` */
+  readonly values: Fragment;
+}
+
+const shapes = new WeakMap<PgTable, TableShape>();
+
+function shapeOf(table: PgTable): TableShape {
+  let shape = shapes.get(table);
+  if (!shape) {
+    const columns = Object.entries(getTableColumns(table)).map(([field, column]) => {
       const typeName = TYPE_NAMES[column.getSQLType()];
       if (typeName === undefined) {
         throw new InvariantError(
@@ -45,9 +65,10 @@ function columnsOf(table: PgTable): readonly Column[] {
         json: typeName === 'json' || typeName === 'jsonb',
       };
     });
-    columnsByTable.set(table, columns);
+    shape = { name: getTableName(table), columns, inserts: new Map(), updates: new Map() };
+    shapes.set(table, shape);
   }
-  return columns;
+  return shape;
 }
 
 const TYPE_NAMES: Readonly<Record<string, string>> = {
@@ -65,21 +86,28 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** `a, b, c`: postgres.js joins a list of fragments with spaces only. */
-function commaList(sql: Sql | Tx, parts: readonly Fragment[]): Fragment[] {
-  return parts.map((part, index) => (index === 0 ? part : sql`, ${part}`));
+function commaList(sql: Sql | Tx, parts: readonly Fragment[]): Fragment {
+  return sql`${parts.map((part, index) => (index === 0 ? part : sql`, ${part}`))}`;
 }
 
 /** `"payment_method" as "paymentMethod", …`: every column, read back under its field name. */
-export function selectFields(sql: Sql | Tx, table: PgTable): Fragment[] {
-  return commaList(
+export function selectFields(sql: Sql | Tx, table: PgTable): Fragment {
+  const shape = shapeOf(table);
+  shape.select ??= commaList(
     sql,
-    columnsOf(table).map((column) => sql`${sql(column.name)} as ${sql(column.field)}`),
+    shape.columns.map((column) => sql`${sql(column.name)} as ${sql(column.field)}`),
   );
+  return shape.select;
+}
+
+/** A table's TypeScript field names, in the table's order. */
+export function fieldsOf(table: PgTable): readonly string[] {
+  return shapeOf(table).columns.map((column) => column.field);
 }
 
 /** The columns at least one row gives a value, in the table's order (fewer statement texts). */
-function namedColumns(table: PgTable, rows: readonly FieldValues[]): Column[] {
-  return columnsOf(table).filter((column) => rows.some((row) => row[column.field] !== undefined));
+function namedColumns(shape: TableShape, rows: readonly FieldValues[]): Column[] {
+  return shape.columns.filter((column) => rows.some((row) => row[column.field] !== undefined));
 }
 
 /**
@@ -93,22 +121,29 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-/**
- * A json array's elements as rows (`rows from` zips the arrays), and the expression reading a
- * value back: text cast to the column's type; for a json column the element itself, a json
- * null being SQL NULL.
- */
-function columnRows(sql: Tx, values: string, column: Column): Fragment {
-  return column.json
-    ? sql`json_array_elements(${values}::json)`
-    : sql`json_array_elements_text(${values}::json)`;
-}
-
-function columnValue(sql: Tx, column: Column): Fragment {
-  const value = sql`r.${sql(column.name)}`;
-  return column.json
-    ? sql`(case when json_typeof(${value}) = 'null' then null else ${value} end)::${sql(column.typeName)}`
-    : sql`${value}::${sql(column.typeName)}`;
+function insertParts(sql: Tx, shape: TableShape, columns: readonly Column[]): InsertParts {
+  const key = columns.map((column) => column.name).join(',');
+  let parts = shape.inserts.get(key);
+  if (!parts) {
+    parts = {
+      names: commaList(
+        sql,
+        columns.map((column) => sql`${sql(column.name)}`),
+      ),
+      // Text cast to the column's type; a json column's element itself, a json null being NULL.
+      values: commaList(
+        sql,
+        columns.map((column) => {
+          const value = sql`r.${sql(column.name)}`;
+          return column.json
+            ? sql`(case when json_typeof(${value}) = 'null' then null else ${value} end)::${sql(column.typeName)}`
+            : sql`${value}::${sql(column.typeName)}`;
+        }),
+      ),
+    };
+    shape.inserts.set(key, parts);
+  }
+  return parts;
 }
 
 /**
@@ -126,23 +161,24 @@ export async function insertRows(
   options: { readonly returningIds?: boolean; readonly skipConflicts?: boolean } = {},
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const columns = namedColumns(table, rows);
-  const arrays = columns.map((column) =>
-    columnRows(tx, JSON.stringify(rows.map((row) => jsonValue(row[column.field]) ?? null)), column),
-  );
+  const shape = shapeOf(table);
+  const columns = namedColumns(shape, rows);
+  const parts = insertParts(tx, shape, columns);
+  const arrays = columns.map((column, index) => {
+    const values = JSON.stringify(rows.map((row) => jsonValue(row[column.field]) ?? null));
+    if (column.json) {
+      return index === 0
+        ? tx`json_array_elements(${values}::json)`
+        : tx`, json_array_elements(${values}::json)`;
+    }
+    return index === 0
+      ? tx`json_array_elements_text(${values}::json)`
+      : tx`, json_array_elements_text(${values}::json)`;
+  });
   const inserted = await tx<{ id: number }[]>`
-    insert into ${tx(getTableName(table))} (${commaList(
-      tx,
-      columns.map((column) => tx`${tx(column.name)}`),
-    )})
-    select ${commaList(
-      tx,
-      columns.map((column) => columnValue(tx, column)),
-    )}
-      from rows from (${commaList(tx, arrays)}) as r(${commaList(
-        tx,
-        columns.map((column) => tx`${tx(column.name)}`),
-      )})
+    insert into ${tx(shape.name)} (${parts.names})
+    select ${parts.values}
+      from rows from (${arrays}) as r(${parts.names})
     ${options.skipConflicts ? tx`on conflict do nothing` : tx``}
     ${options.returningIds ? tx`returning id` : tx``}`.execute();
   return options.returningIds ? inserted.map((row) => row.id) : [];
@@ -160,32 +196,40 @@ export async function updateRowsById(
   rows: readonly FieldValues[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const columns = namedColumns(table, rows).filter(
+  const shape = shapeOf(table);
+  const columns = namedColumns(shape, rows).filter(
     (column) => column.name !== 'id' && column.name !== 'updated_at',
   );
   const docs = rows.map((row) => {
-    const doc: Record<string, unknown> = {};
-    for (const column of columnsOf(table)) {
+    const doc: Record<string, unknown> = { id: row.id };
+    for (const column of columns) {
       const value = row[column.field];
       if (value !== undefined) doc[column.name] = jsonValue(value);
     }
     return doc;
   });
-  const name = tx(getTableName(table));
-  // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
-  const assignments = columns.map((column) => {
-    const target = tx(column.name);
-    return tx`${target} = case when v.doc -> ${column.name}::text is not null then r.${target} else t.${target} end`;
-  });
   await tx`
-    update ${name} as t
-       set ${commaList(tx, [...assignments, tx`updated_at = now()`])}
+    update ${tx(shape.name)} as t
+       set ${assignments(tx, shape, columns)}
       from json_array_elements(${JSON.stringify(docs)}::json) as v(doc),
-           json_populate_record(null::${name}, v.doc) as r
+           json_populate_record(null::${tx(shape.name)}, v.doc) as r
      where t.id = r.id and t.id = any(${rows.map((row) => row.id as number)}::int8[])`.execute();
 }
 
-/** A table's TypeScript field names, in the table's order. */
-export function fieldsOf(table: PgTable): readonly string[] {
-  return columnsOf(table).map((column) => column.field);
+/** `"status" = case when the row names it then its value else the column's own end, …` */
+function assignments(sql: Tx, shape: TableShape, columns: readonly Column[]): Fragment {
+  const key = columns.map((column) => column.name).join(',');
+  let set = shape.updates.get(key);
+  if (!set) {
+    set = commaList(sql, [
+      ...columns.map((column) => {
+        const target = sql(column.name);
+        // A key given as null is json 'null' here, not SQL NULL: it sets the column to null.
+        return sql`${target} = case when v.doc -> ${column.name}::text is not null then r.${target} else t.${target} end`;
+      }),
+      sql`updated_at = now()`,
+    ]);
+    shape.updates.set(key, set);
+  }
+  return set;
 }

@@ -1,4 +1,11 @@
-import { transaction, type Fragment, type Sql, type Tx } from '../db/client.js';
+import {
+  allowGenericPlans,
+  forceCustomPlans,
+  transaction,
+  type Fragment,
+  type Sql,
+  type Tx,
+} from '../db/client.js';
 import { TX_NOW } from '../db/jsonRows.js';
 import type { AbsentInput, MirrorInput, MirrorResult } from './inputs.js';
 import { recordKey } from './inputs.js';
@@ -39,8 +46,9 @@ export interface ApplyOptions {
  * as if one after the other, inside the caller's transaction: every record they name is locked
  * at once (in id order, sales before withdrawals), each input is decided by a pure planner
  * against the state the ones before it left, and the writes go out as a few multi-row
- * statements, pipelined with the caller's `alongside`. Once a record has a deferred input, its
- * later inputs are deferred too, so a record's order holds.
+ * statements, pipelined with the caller's `alongside` (planned for their values, as the
+ * writer's locks and updates are). Once a record has a deferred input, its later inputs are
+ * deferred too, so a record's order holds.
  *
  * `inputs` may still be on their way (a promise): what needs no input is sent meanwhile.
  */
@@ -54,9 +62,13 @@ export async function applyToMirror(
   const withdrawals = withdrawalRows();
   const writes = new MirrorWrites();
   const { prelock } = options;
+  // The locks, the history read and the keyed updates find their rows by key however much
+  // the tables grew since their statements were first prepared; the inserts have no plan to
+  // choose (and their foreign key checks would be planned again for every row).
   const [decided, named] = await Promise.all([
     inputs,
     prelock?.named ?? [],
+    forceCustomPlans(tx),
     prelock && sales.lockWhere(tx, prelock.sales),
   ]);
   // A sale the lock did not find has no history to read: the one writer inserts a sale's row
@@ -72,11 +84,13 @@ export async function applyToMirror(
   ]);
   const results = planInOrder(decided, sales, withdrawals, { watch, writes });
   await settle([
+    allowGenericPlans(tx),
     sales.writeInserts(tx),
     withdrawals.writeInserts(tx),
+    ...writes.write(tx, (id) => sales.inserts(id)),
+    forceCustomPlans(tx),
     sales.writeUpdates(tx),
     withdrawals.writeUpdates(tx),
-    ...writes.write(tx, (id) => sales.inserts(id)),
     ...(options.alongside ? [options.alongside(results)] : []),
   ]);
   return results;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createDatabase, transaction, type Database } from '../../src/db/client.js';
+import {
+  allowGenericPlans,
+  createDatabase,
+  forceCustomPlans,
+  transaction,
+  type Database,
+} from '../../src/db/client.js';
 import { useTestDatabase } from '../support/services.js';
 
 /** The statements this connection has prepared, read inside one transaction (one connection). */
@@ -29,14 +35,20 @@ describe('statements on the client', () => {
     }
   });
 
-  it('in a transaction are planned for their own values', async () => {
-    const [row] = await transaction(
-      test().database.sql,
-      (tx) => tx<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`,
-    );
-    expect(row?.mode).toBe('force_custom_plan');
-    const [outside] = await test().database.sql<{ mode: string }[]>`
+  it('after forceCustomPlans are planned for their own values, until allowGenericPlans', async () => {
+    const mode = (tx: Parameters<Parameters<typeof transaction>[1]>[0]) =>
+      tx<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`.execute();
+    const modes = await transaction(test().database.sql, async (tx) => {
+      const before = mode(tx);
+      void forceCustomPlans(tx);
+      const forced = mode(tx);
+      void allowGenericPlans(tx);
+      const allowed = mode(tx);
+      return (await Promise.all([before, forced, allowed])).map(([row]) => row?.mode);
+    });
+    expect(modes).toEqual(['auto', 'force_custom_plan', 'auto']);
+    const [after] = await test().database.sql<{ mode: string }[]>`
       select current_setting('plan_cache_mode') as mode`;
-    expect(outside?.mode).toBe('auto');
+    expect(after?.mode).toBe('auto');
   });
 });
