@@ -1,7 +1,7 @@
 import type { Sql } from '../db/client.js';
 import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
 import type { Delivery } from './delivery.js';
-import { claimAndInsertBatch, countDuplicatesBatch } from './sql/store.js';
+import { claimAndInsertBatch, countDuplicatesBatch } from './sql/storeBatch.js';
 import {
   keyOwner,
   mayRecycleKey,
