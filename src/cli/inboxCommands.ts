@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ReplaySelection } from '../inbox/inboxQueries.js';
+import type { ReplaySelection } from '../inbox/sql/operator.js';
 import { exitOnError } from './environment.js';
 import {
   formatOption,
@@ -12,14 +12,15 @@ import { parseId } from './reconcileCommands.js';
 
 /** What the inbox commands run, loaded when one of them runs (not for the other commands). */
 async function load() {
-  const [inboxQueries, reverify, webhookAuth, catalog, storage] = await Promise.all([
-    import('../inbox/inboxQueries.js'),
+  const [operator, rejected, reverify, webhookAuth, catalog, storage] = await Promise.all([
+    import('../inbox/sql/operator.js'),
+    import('../inbox/sql/rejected.js'),
     import('../ingress/reverifyRejected.js'),
     import('../ingress/webhookAuth.js'),
     import('../queue/catalog.js'),
     import('./storageContext.js'),
   ]);
-  return { ...inboxQueries, ...reverify, ...webhookAuth, ...catalog, ...storage };
+  return { ...operator, ...rejected, ...reverify, ...webhookAuth, ...catalog, ...storage };
 }
 
 function parseResource(value: string): { type: 'sale' | 'withdrawal'; id: number } {
@@ -131,18 +132,11 @@ export function registerInboxCommands(program: Command): void {
     .addOption(formatOption())
     .action(async (options: { since?: number; limit: number; format: OutputFormat }) =>
       run(async () => {
-        const { withDatabase } = await load();
-        const rows = await withDatabase(async ({ database }) => {
-          const sql = database.sql;
-          return sql`
-            select id, channel, reason, source_address, received_at, inbox_event_id,
-                   octet_length(raw_body) as bytes
-              from rejected_deliveries
-             where ${options.since === undefined ? sql`true` : sql`received_at >= now() - make_interval(secs => ${options.since})`}
-             order by id desc limit ${options.limit}`;
-        });
-        const plain = rows.map((row) => ({ ...row, id: Number(row.id) }));
-        printRecords(options.format, plain);
+        const { listRejected, withDatabase } = await load();
+        const rows = await withDatabase(({ database }) =>
+          listRejected(database.sql, options.since, options.limit),
+        );
+        printRecords(options.format, rows);
       })(),
     );
   rejected

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { centsFromReaisString, MoneyError } from '../domain/money.js';
 import { GatewayError, PIX_KEY_TYPES, type PixKeyType } from '../gateway/index.js';
 import type { CashoutResult } from '../operations/requestCashout.js';
+import type { CashoutOutcome } from '../operations/sql.js';
 import { exitOnError } from './environment.js';
 import { formatOption, printRecords, type OutputFormat } from './format.js';
 import { parseId } from './reconcileCommands.js';
@@ -44,7 +45,7 @@ decode): it may have been paid, so do not send it again before checking (see doc
         ]);
         const result = await withGatewayContext(({ config, database, gateway, logger }) =>
           requestCashout(
-            { db: database.db, gateway, policy: config.watchPolicy, logger },
+            { sql: database.sql, gateway, policy: config.watchPolicy, logger },
             { amountCents: options.amount, pixKey: options.pixKey, pixKeyType: options.pixKeyType },
           ),
         );
@@ -76,7 +77,11 @@ decode): it may have been paid, so do not send it again before checking (see doc
           import('./storageContext.js'),
         ]);
         const rows = await withDatabase(({ database }) =>
-          listCashoutAttempts(database.db, options.outcome ?? null, options.limit),
+          listCashoutAttempts(
+            database.sql,
+            (options.outcome ?? null) as CashoutOutcome | null,
+            options.limit,
+          ),
         );
         printRecords(options.format, rows);
       } catch (error) {
@@ -101,7 +106,7 @@ decode): it may have been paid, so do not send it again before checking (see doc
         ]);
         const resolved = await withGatewayContext(({ config, database, gateway }) =>
           resolveCashoutAttempt(
-            { db: database.db, gateway, policy: config.watchPolicy },
+            { sql: database.sql, gateway, policy: config.watchPolicy },
             attempt,
             options.withdrawal === undefined
               ? { kind: 'not_paid' }
@@ -152,8 +157,8 @@ async function dryRunCashout(options: CashoutOptions): Promise<void> {
   };
   const body = JSON.parse(cashoutBody(request)) as unknown;
   const unresolved = await withGatewayContext(async ({ database }) => [
-    ...(await listCashoutAttempts(database.db, 'pending', 100)),
-    ...(await listCashoutAttempts(database.db, 'unknown', 100)),
+    ...(await listCashoutAttempts(database.sql, 'pending', 100)),
+    ...(await listCashoutAttempts(database.sql, 'unknown', 100)),
   ]);
   process.stdout.write(
     `${JSON.stringify(

@@ -58,7 +58,6 @@ export function registerReconcileCommands(program: Command): void {
         const summary = await withGatewayContext(({ config, database, gateway, logger }) =>
           backfillSales(
             {
-              db: database.db,
               sql: database.sql,
               gateway,
               policy: config.watchPolicy,
@@ -100,7 +99,6 @@ async function runPass(
       withPassLock(database.sql, WAIT_FOR_RUNNING_PASS_MS, () =>
         runReconcilePass(
           {
-            db: database.db,
             sql: database.sql,
             gateway,
             policy: config.watchPolicy,

@@ -6,10 +6,9 @@ import postgres from 'postgres';
  * path instead, and would send an unknown `host` parameter to the server. A local socket
  * skips the TCP stack for every statement.
  */
-export function connectPostgres(
-  url: string,
-  options: postgres.Options<Record<string, never>> = {},
-) {
+export function connectPostgres<
+  T extends Record<string, postgres.PostgresType> = Record<string, never>,
+>(url: string, options: postgres.Options<T> = {}) {
   const parsed = new URL(url);
   const socketDir = parsed.searchParams.get('host');
   if (socketDir === null || !socketDir.startsWith('/')) return postgres(url, options);

@@ -35,7 +35,7 @@ export async function ensureDatabaseExists(url: string): Promise<boolean> {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
     if (rows.length > 0) return false;
     try {
-      await sql.unsafe(`create database "${name.replace(/"/g, '""')}"`);
+      await sql`create database ${sql(name)}`;
     } catch (error) {
       // Another process created it between our check and our create: that is fine.
       if ((error as { code?: string }).code !== '42P04') throw error;
@@ -89,6 +89,8 @@ export async function runMigrations(url: string): Promise<void> {
         select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`;
       for (const migration of migrations) {
         if (last && Number(last.created_at) >= migration.folderMillis) continue;
+        // The migration files' own text: statements written by drizzle-kit (and by hand for the
+        // views), run as they are.
         for (const statement of migration.sql) await tx.unsafe(statement);
         await tx`insert into drizzle.__drizzle_migrations (hash, created_at)
                  values (${migration.hash}, ${migration.folderMillis})`;

@@ -57,3 +57,14 @@ export async function checkSchemaVersion(sql: Sql): Promise<void> {
     );
   }
 }
+
+/** How many migrations the database has applied (0 before the first). */
+export async function appliedMigrationCount(sql: Sql): Promise<number> {
+  try {
+    const [row] = await sql<{ applied: number }[]>`
+      select count(*)::int as applied from drizzle.__drizzle_migrations`;
+    return row?.applied ?? 0;
+  } catch {
+    return 0;
+  }
+}

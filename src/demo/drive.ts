@@ -9,7 +9,7 @@
  *   3. withdrawals are requested after the first round (when sales have paid into the
  *      balance) through src/operations/requestCashout, and moved in the following rounds.
  */
-import type { Db } from '../db/client.js';
+import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
 import type { Cents } from '../domain/money.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
@@ -25,7 +25,7 @@ export interface DriveDeps {
   readonly sandboxUrl: string;
   /** paymirror's postback route, given to every sale. */
   readonly postbackUrl: string;
-  readonly db: Db;
+  readonly sql: Sql;
   readonly gateway: GatewayClient;
   readonly policy: WatchPolicy;
   readonly logger: Logger;
@@ -125,7 +125,7 @@ export async function driveScenario(scenario: Scenario, deps: DriveDeps): Promis
 
 async function createPlannedSale(sale: PlannedSale, deps: DriveDeps): Promise<number> {
   const created = await createSale(
-    { db: deps.db, gateway: deps.gateway, policy: deps.policy },
+    { sql: deps.sql, gateway: deps.gateway, policy: deps.policy },
     {
       amountCents: sale.amountCents,
       paymentMethod: sale.method,
@@ -154,7 +154,7 @@ async function requestPlannedCashout(
       ? Math.min(MAX_CASHOUT_CENTS, Math.max(MIN_CASHOUT_CENTS, deps.availableCents() + 10_000))
       : plan.amountCents;
   const result = await requestCashout(
-    { db: deps.db, gateway: deps.gateway, policy: deps.policy, logger: deps.logger },
+    { sql: deps.sql, gateway: deps.gateway, policy: deps.policy, logger: deps.logger },
     { amountCents, pixKey: plan.pixKey, pixKeyType: plan.pixKeyType },
   );
   if (result.kind === 'succeeded') return { kind: 'accepted', id: result.withdrawal.id };

@@ -5,14 +5,12 @@
  * can assert on them; prints only through `output` and `progress`.
  */
 import { randomBytes } from 'node:crypto';
-import { getTableName, is } from 'drizzle-orm';
-import { PgTable } from 'drizzle-orm/pg-core';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { parseConfig, type Config } from '../config/config.js';
 import { createDatabase, type Database, type Sql } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import * as schema from '../db/schema.js';
+import { emptyAllTables } from '../db/emptyTables.js';
 import { createLogger } from '../log/logger.js';
 import { withPassLock } from '../reconciler/passLock.js';
 import {
@@ -40,6 +38,8 @@ import {
   type InboxSummary,
 } from './snapshot.js';
 import { formatComparison } from './table.js';
+import { inboxTotals } from '../inbox/sql/counts.js';
+import { discrepancyCount } from '../mirror/sql/discrepancies.js';
 
 export interface DemoSettings {
   /** Emptied at the start (its tables are truncated; the database itself is never dropped). */
@@ -108,11 +108,6 @@ export interface DemoResult {
   };
 }
 
-/** Every table of paymirror's schema: the demo starts from an empty mirror and inbox. */
-const DEMO_TABLES: readonly string[] = Object.values(schema as Record<string, unknown>).flatMap(
-  (value) => (is(value, PgTable) ? [getTableName(value)] : []),
-);
-
 const SELLER_USER_ID = 4242;
 
 export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
@@ -157,8 +152,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
   try {
     await runMigrations(settings.databaseUrl);
     database = createDatabase(settings.databaseUrl, { max: 4, applicationName: 'paymirror-demo' });
-    const tables = DEMO_TABLES.map((name) => `"${name.replace(/"/g, '""')}"`).join(', ');
-    await database.sql.unsafe(`truncate table ${tables} restart identity cascade`);
+    await emptyAllTables(database.sql);
 
     sandbox = createSandbox({
       ...keys,
@@ -193,7 +187,6 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     const gateway = gatewayClientFor(config, null, null);
     if (!gateway) throw new DemoError('no gateway client: GATEWAY_* not configured');
     const reconcileDeps: ReconcileDeps = {
-      db: database.db,
       sql: database.sql,
       gateway,
       policy: config.watchPolicy,
@@ -207,7 +200,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     const drive = await driveScenario(scenario, {
       sandboxUrl,
       postbackUrl: `${paymirror.url}/postbacks`,
-      db: database.db,
+      sql: database.sql,
       gateway,
       policy: config.watchPolicy,
       logger,
@@ -259,7 +252,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
       runIds.push(one.runId);
     }
     const reconcileMs = Date.now() - reconcileStarted;
-    const discrepancies = await countDiscrepancies(database.sql, runIds);
+    const discrepancies = await discrepancyCount(database.sql, runIds);
     const after =
       missing.length > 0 ? compareSnapshots(truth, await mirrorSnapshot(database.sql)) : afterPass;
     output(formatComparison('AFTER RECONCILIATION', after));
@@ -394,11 +387,7 @@ async function waitForDrain(
     return `the sandbox still had deliveries under way (${pending} retrying)`;
   });
   for (;;) {
-    const [row] = await sql<{ pending: string; total: string }[]>`
-      select count(*) filter (where state = 'pending') as pending, count(*) as total
-        from inbox_events`;
-    const pending = Number(row?.pending ?? 0);
-    const total = Number(row?.total ?? 0);
+    const { pending, total } = await inboxTotals(sql);
     progress.step('applying notifications', total - pending, total);
     if (pending === 0) return;
     if (Date.now() > deadline) {
@@ -437,16 +426,6 @@ async function beforeDeadline(
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
-}
-
-async function countDiscrepancies(sql: Sql, runIds: readonly number[]): Promise<number> {
-  let count = 0;
-  for (const runId of runIds) {
-    const [row] = await sql<{ count: string }[]>`
-      select count(*) from reconciliation_discrepancies where run_id = ${runId}`;
-    count += Number(row?.count ?? 0);
-  }
-  return count;
 }
 
 async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {

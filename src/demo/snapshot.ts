@@ -3,6 +3,8 @@
  */
 import type { Sql } from '../db/client.js';
 import type { DeliveryAttemptEntry, SandboxState } from '../sandbox/index.js';
+import { inboxTotals, type InboxTotals } from '../inbox/sql/counts.js';
+import { recordSummaries } from '../mirror/sql/records.js';
 import type { Snapshot } from './compare.js';
 
 /** The sandbox's records: the truth. */
@@ -28,24 +30,7 @@ export function truthSnapshot(state: SandboxState, userId: number): Snapshot {
 
 /** What the mirror tables say. */
 export async function mirrorSnapshot(sql: Sql): Promise<Snapshot> {
-  const sales = await sql<
-    { id: string; status: string; payment_method: string; amount_cents: string }[]
-  >`select id, status, payment_method, amount_cents from sales order by id`;
-  const withdrawals = await sql<{ id: string; status: string; amount_cents: string }[]>`
-    select id, status, amount_cents from withdrawals order by id`;
-  return {
-    sales: sales.map((row) => ({
-      id: Number(row.id),
-      status: row.status,
-      amountCents: Number(row.amount_cents),
-      paymentMethod: row.payment_method,
-    })),
-    withdrawals: withdrawals.map((row) => ({
-      id: Number(row.id),
-      status: row.status,
-      amountCents: Number(row.amount_cents),
-    })),
-  };
+  return recordSummaries(sql);
 }
 
 export interface DeliverySummary {
@@ -83,36 +68,9 @@ export function summarizeDeliveries(entries: readonly DeliveryAttemptEntry[]): D
   };
 }
 
-export interface InboxSummary {
-  readonly processed: number;
-  readonly quarantined: number;
-  readonly failed: number;
-  readonly pending: number;
-  /** Deliveries recognised as duplicates of a stored one (delivery_count − 1 summed). */
-  readonly duplicatesAbsorbed: number;
-}
+export type InboxSummary = Omit<InboxTotals, 'total'>;
 
 export async function inboxSummary(sql: Sql): Promise<InboxSummary> {
-  const [row] = await sql<
-    {
-      processed: string;
-      quarantined: string;
-      failed: string;
-      pending: string;
-      duplicates: string | null;
-    }[]
-  >`
-    select count(*) filter (where state = 'processed') as processed,
-           count(*) filter (where state = 'quarantined') as quarantined,
-           count(*) filter (where state = 'failed') as failed,
-           count(*) filter (where state = 'pending') as pending,
-           sum(delivery_count - 1) as duplicates
-      from inbox_events`;
-  return {
-    processed: Number(row?.processed ?? 0),
-    quarantined: Number(row?.quarantined ?? 0),
-    failed: Number(row?.failed ?? 0),
-    pending: Number(row?.pending ?? 0),
-    duplicatesAbsorbed: Number(row?.duplicates ?? 0),
-  };
+  const { total: _total, ...summary } = await inboxTotals(sql);
+  return summary;
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
+import { recentlyPublished } from '../mirror/sql/history.js';
 
 /** How many of the latest history rows are looked at (by the primary key, newest first). */
 const RECENT_ROWS = 1000;
@@ -10,10 +11,7 @@ const RECENT_ROWS = 1000;
  * that consumed it while it was on by default would otherwise lose it on upgrade without a word.
  */
 export async function warnIfFeedWasOn(sql: Sql, logger: Logger): Promise<void> {
-  const [row] = await sql<{ published: boolean }[]>`
-    select coalesce(bool_or(published_at is not null), false) as published
-      from (select published_at from status_history order by id desc limit ${RECENT_ROWS}) as latest`;
-  if (!row?.published) {
+  if (!(await recentlyPublished(sql, RECENT_ROWS))) {
     logger.debug('the transition feed is off, as it was before');
     return;
   }

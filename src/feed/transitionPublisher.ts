@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Sql } from '../db/client.js';
 import type { Logger } from '../log/logger.js';
+import { markPublished, unpublishedTransitions } from '../mirror/sql/history.js';
 import { addInChunks } from '../queue/addInChunks.js';
 import { runPeriodically, type PeriodicTask } from '../scheduler/periodic.js';
 import {
@@ -30,17 +31,6 @@ export function createTransitionQueue(
   });
 }
 
-interface HistoryRow {
-  id: string;
-  resource_type: 'sale' | 'withdrawal';
-  resource_id: string;
-  from_status: string | null;
-  to_status: string;
-  source: TransitionJob['source'];
-  /** A string: drizzle's postgres-js setup leaves timestamps unparsed on this client. */
-  recorded_at: string | Date;
-}
-
 /**
  * The outbox step: puts unpublished status_history rows on the transitions queue in id order
  * (per record, id order is commit order: the mirror row lock serialises its writers), then
@@ -57,32 +47,32 @@ export async function publishTransitions(
       { locked: boolean }[]
     >`select pg_try_advisory_xact_lock(${PUBLISHER_LOCK_KEY}) as locked`;
     if (!lock?.locked) return 0;
-    const rows = await tx<HistoryRow[]>`
-      select id, resource_type, resource_id, from_status, to_status, source, recorded_at
-        from status_history where published_at is null order by id limit ${batchSize}`;
+    const rows = await unpublishedTransitions(tx, batchSize);
     if (rows.length === 0) return 0;
     await addInChunks(
       queue,
       rows.map((row) => ({
         name: TRANSITION_JOB,
         data: {
-          historyId: Number(row.id),
-          resourceType: row.resource_type,
-          resourceId: Number(row.resource_id),
-          fromStatus: row.from_status,
-          toStatus: row.to_status,
+          historyId: row.id,
+          resourceType: row.resourceType,
+          resourceId: row.resourceId,
+          fromStatus: row.fromStatus,
+          toStatus: row.toStatus,
           source: row.source,
-          recordedAt: new Date(row.recorded_at).toISOString(),
+          recordedAt: row.recordedAt.toISOString(),
         },
         opts: {
-          jobId: transitionJobId(Number(row.id)),
+          jobId: transitionJobId(row.id),
           removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
           removeOnFail: { age: KEEP_COMPLETED_SECONDS },
         },
       })),
     );
-    const ids = rows.map((row) => row.id);
-    await tx`update status_history set published_at = now() where id = any(${ids}::bigint[])`;
+    await markPublished(
+      tx,
+      rows.map((row) => row.id),
+    );
     return rows.length;
   });
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { transitionById } from '../mirror/sql/history.js';
 import { transitionJobSchema, type TransitionJob } from '../queue/catalog.js';
 
 /**
@@ -14,25 +15,15 @@ export async function verifyTransition(
   const parsed = transitionJobSchema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: 'job data is not a transition' };
   const job = parsed.data;
-  const [row] = await sql<
-    {
-      resource_type: string;
-      resource_id: string;
-      from_status: string | null;
-      to_status: string;
-      source: string;
-      recorded_at: string | Date;
-    }[]
-  >`select resource_type, resource_id, from_status, to_status, source, recorded_at
-      from status_history where id = ${job.historyId}`;
+  const row = await transitionById(sql, job.historyId);
   if (!row) return { ok: false, reason: `no status_history row ${job.historyId}` };
   const matches =
-    row.resource_type === job.resourceType &&
-    Number(row.resource_id) === job.resourceId &&
-    row.from_status === job.fromStatus &&
-    row.to_status === job.toStatus &&
+    row.resourceType === job.resourceType &&
+    row.resourceId === job.resourceId &&
+    row.fromStatus === job.fromStatus &&
+    row.toStatus === job.toStatus &&
     row.source === job.source &&
-    new Date(row.recorded_at).getTime() === Date.parse(job.recordedAt);
+    row.recordedAt.getTime() === Date.parse(job.recordedAt);
   return matches
     ? { ok: true, transition: job }
     : { ok: false, reason: `job differs from status_history row ${job.historyId}` };

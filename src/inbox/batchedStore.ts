@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
 import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
 import type { Delivery } from './delivery.js';
+import { claimAndInsertBatch, countDuplicatesBatch } from './sql/storeBatch.js';
 import {
   keyOwner,
   mayRecycleKey,
@@ -135,71 +136,15 @@ interface Claim {
   readonly claimed: boolean;
 }
 
-/**
- * The multi-row form of storeDelivery's statement. The claim always updates (to the same
- * values inside the window) so that RETURNING names the row of every key, claimed or not;
- * a key is ours when it points at the id drawn for it. `deliveries[i]` is inserted under `keys[i]`.
- */
+/** claimAndInsertBatch's answer by key: `deliveries[i]` is inserted under `keys[i]`. */
 async function claimAndInsert(
   sql: Sql,
   keys: readonly string[],
   deliveries: readonly Delivery[],
   dedupeWindowHours: number,
 ): Promise<Map<string, Claim>> {
-  const rows: string[] = [];
-  let bodyAt = 0;
-  for (const [index, delivery] of deliveries.entries()) {
-    rows.push(rowJson(index, delivery, bodyAt));
-    bodyAt += delivery.rawBody.length;
-  }
-  const bodies = Buffer.concat(
-    deliveries.map((delivery) => delivery.rawBody),
-    bodyAt,
-  );
-  const returned = await sql<{ o: number; id: string; claimed: boolean }[]>`
-    with input as (
-      select r.*, substring(${bodies}::bytea from r.body_at + 1 for r.body_length) as body,
-             nextval('inbox_events_id_seq') as candidate_id
-        from json_to_recordset(${`[${rows.join(',')}]`}::json) as r(
-          o int, channel text, event_key text, resource_type text, resource_id bigint,
-          notified_status text, body_at int, body_length int, payload json,
-          body_is_payload boolean, body_sha256 text, headers jsonb, source_address text,
-          quarantine_reason text, understood boolean)
-    ),
-    claim as (
-      insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
-      select channel, event_key, candidate_id, now() from input order by o
-      on conflict (channel, event_key) do update
-        set inbox_event_id = case when d.first_received_at < now() - make_interval(hours => ${dedupeWindowHours})
-                                  then excluded.inbox_event_id else d.inbox_event_id end,
-            first_received_at = case when d.first_received_at < now() - make_interval(hours => ${dedupeWindowHours})
-                                     then excluded.first_received_at else d.first_received_at end
-      returning channel, event_key, inbox_event_id
-    ),
-    inserted as (
-      insert into inbox_events (
-        id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-        body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-        processed_at
-      )
-      select i.candidate_id, i.channel, i.resource_type, i.resource_id, i.notified_status,
-             i.event_key, i.body,
-             -- A compact body is its payload's JSON text (see rowJson): parsed once, here.
-             case when i.body_is_payload then convert_from(i.body, 'UTF8')::jsonb
-                  else i.payload::jsonb end,
-             i.body_sha256, i.headers,
-             i.source_address, case when i.understood then 'pending' else 'quarantined' end,
-             i.quarantine_reason, case when i.understood then null else 'unparseable' end,
-             case when i.understood then now() end, case when i.understood then null else now() end
-        from input i
-        join claim c on c.channel = i.channel and c.event_key = i.event_key
-                    and c.inbox_event_id = i.candidate_id
-      returning id
-    )
-    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed
-      from input i join claim c on c.channel = i.channel and c.event_key = i.event_key`;
   const claims = new Map<string, Claim>();
-  for (const row of returned) {
+  for (const row of await claimAndInsertBatch(sql, deliveries, dedupeWindowHours)) {
     const key = keys[row.o];
     if (key !== undefined) claims.set(key, { id: Number(row.id), claimed: row.claimed });
   }
@@ -216,24 +161,15 @@ async function settleDuplicates(
   options: BatchedStoreOptions,
 ): Promise<void> {
   const keys = [...duplicates.keys()];
-  const rows = keys.map((key, index) => {
-    const [channel, eventKey] = splitKey(key);
-    const count = duplicates.get(key)?.length ?? 0;
-    return JSON.stringify({ o: index, channel, event_key: eventKey, n: count });
-  });
-  let counted: { o: number; id: string }[];
+  let counted: { o: number; id: number }[];
   try {
-    counted = await sql<{ o: number; id: string }[]>`
-      with dup as (
-        select * from json_to_recordset(${`[${rows.join(',')}]`}::json)
-          as x(o int, channel text, event_key text, n int)
-      )
-      update inbox_events e
-         set delivery_count = e.delivery_count + dup.n, last_delivered_at = now()
-        from dup
-        join inbox_dedupe_keys d on d.channel = dup.channel and d.event_key = dup.event_key
-       where e.id = d.inbox_event_id
-      returning dup.o, e.id`;
+    counted = await countDuplicatesBatch(
+      sql,
+      keys.map((key) => {
+        const [channel, eventKey] = splitKey(key);
+        return { channel, eventKey, count: duplicates.get(key)?.length ?? 0 };
+      }),
+    );
   } catch (error) {
     return fallBack(sql, [...duplicates.values()].flat(), options, error);
   }
@@ -306,37 +242,4 @@ function firstDelivery(group: readonly Waiting[] | undefined): Delivery {
   const delivery = group?.[0]?.item;
   if (!delivery) throw new InvariantError('a batch key without a delivery');
   return delivery;
-}
-
-/**
- * One input row. The bodies travel apart, as one bytea parameter that each row slices by its
- * offset and length. A body Postgres can take as it is (payloadSource 'body', as the gateway's
- * are) is the payload too: Postgres parses its slice once, into the jsonb column. Spliced into
- * the document as JSON, a payload was parsed four times (the document, the recordset, the json
- * column, the jsonb cast): 34–36 against 19.5 µs of a backend's CPU a row (32 bench postbacks a
- * statement). Other payloads (a body with `\u` escapes or exponents, or invalid UTF-8) are
- * spliced into the document as JSON.
- */
-function rowJson(index: number, delivery: Delivery, bodyAt: number): string {
-  const n = delivery.notice;
-  const source = delivery.payloadSource;
-  const bodyIsPayload = source.kind === 'body';
-  const scalars = JSON.stringify({
-    o: index,
-    channel: delivery.channel,
-    event_key: delivery.eventKey,
-    resource_type: n?.kind ?? null,
-    resource_id: n?.id ?? null,
-    notified_status: n?.status ?? null,
-    body_at: bodyAt,
-    body_length: delivery.rawBody.length,
-    body_is_payload: bodyIsPayload,
-    body_sha256: delivery.bodySha256,
-    source_address: delivery.sourceAddress,
-    quarantine_reason: delivery.quarantineReason,
-    understood: n !== null,
-  });
-  const headers = JSON.stringify(delivery.headers);
-  const payload = source.kind === 'json' ? source.json : 'null';
-  return `${scalars.slice(0, -1)},"payload":${payload},"headers":${headers}}`;
 }

@@ -1,4 +1,10 @@
 import type { Sql } from '../db/client.js';
+import {
+  countOlderThan,
+  deleteOldDedupeKeys,
+  deleteOldProcessedRows,
+  deleteOldRejected,
+} from './sql/operator.js';
 
 export interface PruneSummary {
   readonly inboxRows: number;
@@ -20,68 +26,30 @@ export async function pruneOld(
   return {
     dedupeKeys: await pruneDedupeKeys(sql, olderThanSeconds, batchSize),
     inboxRows: await pruneProcessedInbox(sql, olderThanSeconds, batchSize),
-    rejected: await pruneRejected(sql, olderThanSeconds, batchSize),
+    rejected: await inBatches(batchSize, () => deleteOldRejected(sql, olderThanSeconds, batchSize)),
   };
 }
 
 /** Dedupe keys first received longer ago than this (past the window they decide nothing). */
 export function pruneDedupeKeys(sql: Sql, olderThanSeconds: number, batchSize = 1000) {
-  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
-  return inBatches(
-    batchSize,
-    () => sql`
-    delete from inbox_dedupe_keys where ctid in (
-      select ctid from inbox_dedupe_keys where first_received_at < ${cutoff} limit ${batchSize})`,
-  );
+  return inBatches(batchSize, () => deleteOldDedupeKeys(sql, olderThanSeconds, batchSize));
 }
 
 /** Processed inbox rows older than this; rows that still need someone are never touched. */
 export function pruneProcessedInbox(sql: Sql, olderThanSeconds: number, batchSize = 1000) {
-  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
-  return inBatches(
-    batchSize,
-    () => sql`
-    delete from inbox_events where id in (
-      select id from inbox_events
-       where state = 'processed' and coalesce(processed_at, received_at) < ${cutoff}
-       order by id limit ${batchSize})`,
-  );
+  return inBatches(batchSize, () => deleteOldProcessedRows(sql, olderThanSeconds, batchSize));
 }
 
-function pruneRejected(sql: Sql, olderThanSeconds: number, batchSize: number) {
-  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
-  return inBatches(
-    batchSize,
-    () => sql`
-    delete from rejected_deliveries where id in (
-      select id from rejected_deliveries where received_at < ${cutoff} order by id limit ${batchSize})`,
-  );
-}
-
-async function inBatches(
-  batchSize: number,
-  statement: () => Promise<{ count: number }>,
-): Promise<number> {
+async function inBatches(batchSize: number, statement: () => Promise<number>): Promise<number> {
   let total = 0;
   for (;;) {
-    const { count } = await statement();
+    const count = await statement();
     total += count;
     if (count < batchSize) return total;
   }
 }
 
 /** What pruneOld would delete now, counted with the same conditions; deletes nothing. */
-export async function countPrunable(sql: Sql, olderThanSeconds: number): Promise<PruneSummary> {
-  const cutoff = sql`now() - make_interval(secs => ${olderThanSeconds})`;
-  const [row] = await sql<{ dedupe_keys: number; inbox_rows: number; rejected: number }[]>`
-    select
-      (select count(*)::int from inbox_dedupe_keys where first_received_at < ${cutoff}) as dedupe_keys,
-      (select count(*)::int from inbox_events
-        where state = 'processed' and coalesce(processed_at, received_at) < ${cutoff}) as inbox_rows,
-      (select count(*)::int from rejected_deliveries where received_at < ${cutoff}) as rejected`;
-  return {
-    inboxRows: row?.inbox_rows ?? 0,
-    dedupeKeys: row?.dedupe_keys ?? 0,
-    rejected: row?.rejected ?? 0,
-  };
+export function countPrunable(sql: Sql, olderThanSeconds: number): Promise<PruneSummary> {
+  return countOlderThan(sql, olderThanSeconds);
 }

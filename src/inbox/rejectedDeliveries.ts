@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Sql } from '../db/client.js';
 import type { Channel } from '../notifications/notification.js';
+import { insertRejected } from './sql/rejected.js';
 
 /** A delivery that failed authentication, as kept for diagnosis and re-verification. */
 export interface RejectedDelivery {
@@ -26,25 +27,14 @@ export async function storeRejected(sql: Sql, rejected: RejectedDelivery): Promi
       )
       .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
   );
-  await sql`
-    insert into rejected_deliveries (channel, reason, raw_body, headers, token_sha256, source_address)
-    values (${rejected.channel}, ${rejected.reason}, ${rejected.rawBody}::bytea,
-            ${JSON.stringify(headers)}::jsonb,
-            ${rejected.token === null ? null : tokenSha256(rejected.token)}, ${rejected.sourceAddress})`;
+  await insertRejected(sql, {
+    channel: rejected.channel,
+    reason: rejected.reason,
+    rawBody: rejected.rawBody,
+    headers,
+    tokenSha256: rejected.token === null ? null : tokenSha256(rejected.token),
+    sourceAddress: rejected.sourceAddress,
+  });
 }
 
-export interface RejectRetention {
-  readonly maxRows: number;
-  readonly maxAgeDays: number;
-}
-
-/** Keeps the table bounded by age and by count; returns how many rows went. */
-export async function trimRejected(sql: Sql, retention: RejectRetention): Promise<number> {
-  const old = await sql`
-    delete from rejected_deliveries
-     where received_at < now() - make_interval(days => ${retention.maxAgeDays})`;
-  const excess = await sql`
-    delete from rejected_deliveries
-     where id <= (select max(id) from rejected_deliveries) - ${retention.maxRows}`;
-  return old.count + excess.count;
-}
+export { trimRejected, type RejectRetention } from './sql/rejected.js';

@@ -1,8 +1,8 @@
 import type { Sql } from '../db/client.js';
 import { buildDelivery } from '../inbox/delivery.js';
 import { tokenSha256 } from '../inbox/rejectedDeliveries.js';
+import { keptRejections, markMoved, type KeptRejection } from '../inbox/sql/rejected.js';
 import { storeDelivery, type StoreResult } from '../inbox/storeDelivery.js';
-import type { Channel } from '../notifications/notification.js';
 import { sellerOf } from './sellerCheck.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
 import { parseJsonObject } from './rawBody.js';
@@ -24,15 +24,6 @@ export interface ReverifySummary {
   readonly acceptedIds: readonly number[];
 }
 
-interface RejectedRow {
-  id: string;
-  channel: Channel;
-  raw_body: Buffer | null;
-  headers: Record<string, string>;
-  token_sha256: string | null;
-  source_address: string | null;
-}
-
 /**
  * Checks every kept rejection again against the secrets, tokens and seller id configured now
  * (the fix after one was configured wrong) and moves the ones that pass into the inbox,
@@ -42,27 +33,25 @@ export async function reverifyRejected(
   sql: Sql,
   credentials: CurrentCredentials,
 ): Promise<ReverifySummary> {
-  const rows = await sql<RejectedRow[]>`
-    select id, channel, raw_body, headers, token_sha256, source_address
-      from rejected_deliveries where inbox_event_id is null order by id`;
+  const rows = await keptRejections(sql);
   const tokenHashes = new Set(credentials.webhookTokens.map(tokenSha256));
   const acceptedIds: number[] = [];
   let moved = 0;
   for (const row of rows) {
-    const payload = row.raw_body ? parseJsonObject(row.raw_body) : null;
-    if (!row.raw_body || !payload || !passes(row, payload, credentials, tokenHashes)) continue;
+    const payload = row.rawBody ? parseJsonObject(row.rawBody) : null;
+    if (!row.rawBody || !payload || !passes(row, payload, credentials, tokenHashes)) continue;
     const stored: StoreResult = await storeDelivery(
       sql,
       buildDelivery({
         channel: row.channel,
-        rawBody: row.raw_body,
+        rawBody: row.rawBody,
         payload,
         headers: row.headers,
-        sourceAddress: row.source_address,
+        sourceAddress: row.sourceAddress,
       }),
       { dedupeWindowHours: credentials.dedupeWindowHours },
     );
-    await sql`update rejected_deliveries set inbox_event_id = ${stored.id} where id = ${row.id}`;
+    await markMoved(sql, row.id, stored.id);
     if (stored.kind === 'accepted') acceptedIds.push(stored.id);
     moved += 1;
   }
@@ -70,7 +59,7 @@ export async function reverifyRejected(
 }
 
 function passes(
-  row: RejectedRow,
+  row: KeptRejection,
   payload: Record<string, unknown>,
   credentials: CurrentCredentials,
   tokenHashes: ReadonlySet<string>,
@@ -78,14 +67,14 @@ function passes(
   if (row.channel === 'postback') {
     return (
       verifyPostbackSignature(
-        row.raw_body as Buffer,
+        row.rawBody as Buffer,
         row.headers['x-signature'],
         credentials.postbackSecrets,
       ) && sellerOf(payload, credentials.sellerUserId) === 'ours'
     );
   }
-  if (row.token_sha256 === null || !tokenHashes.has(row.token_sha256)) return false;
-  if (credentials.sourceAllowlist && !credentials.sourceAllowlist.allows(row.source_address))
+  if (row.tokenSha256 === null || !tokenHashes.has(row.tokenSha256)) return false;
+  if (credentials.sourceAllowlist && !credentials.sourceAllowlist.allows(row.sourceAddress))
     return false;
   if (payload.type !== 'TRANSACTION' && payload.type !== 'WITHDRAWAL') return false;
   return (

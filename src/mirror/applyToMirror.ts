@@ -1,137 +1,165 @@
-import type { Db, Tx } from '../db/client.js';
+import {
+  allowGenericPlans,
+  forceCustomPlans,
+  transaction,
+  type Fragment,
+  type Sql,
+  type Tx,
+} from '../db/client.js';
 import { TX_NOW } from '../db/jsonRows.js';
-import { sales, withdrawals } from '../db/schema.js';
 import type { AbsentInput, MirrorInput, MirrorResult } from './inputs.js';
 import { recordKey } from './inputs.js';
-import { MirrorInsertRaceError, MirrorRows, retryingInsertRaces } from './mirrorRows.js';
+import {
+  MirrorInsertRaceError,
+  retryingInsertRaces,
+  saleRows,
+  withdrawalRows,
+  type SaleRows,
+  type WithdrawalRows,
+} from './mirrorRows.js';
 import { MirrorWrites } from './mirrorWrites.js';
 import type { PlanContext, Watch } from './planContext.js';
-import { planSaleNotice, planSaleRead } from './planSale.js';
-import { planWithdrawalNotice, planWithdrawalRead } from './planWithdrawal.js';
+import { planNotice } from './planNotice.js';
+import { planRead } from './planRead.js';
+import { SALE } from './saleResource.js';
+import { WITHDRAWAL } from './withdrawalResource.js';
+
+export interface ApplyOptions {
+  /**
+   * Sales to lock before the inputs are known, so that the lock shares the caller's first
+   * round trip: `sales`, an array expression naming them (the inbox's recordsNamedBy), and
+   * `named`, the ids it names once the caller knows them. A sale among them the lock did not
+   * find is new: neither locked again nor its history read.
+   */
+  readonly prelock?: { readonly sales: Fragment; readonly named: PromiseLike<readonly number[]> };
+  /**
+   * The caller's own statements, sent with the mirror's writes in one round trip, once every
+   * input is decided (`results`, in the inputs' order).
+   */
+  readonly alongside?: (results: readonly MirrorResult[]) => Promise<unknown>;
+}
 
 /**
  * The one writer of the mirror: sales, sale_items, withdrawals, status_history and
  * reconciliation discrepancies are written here and nowhere else. Inputs (notifications with
  * their provenance, gateway reads with their time, absences) are applied in the order given,
  * as if one after the other, inside the caller's transaction: every record they name is locked
- * at once (in id order), each input is decided by a pure planner against the state the ones
- * before it left, and the writes go out as a few multi-row statements. Once a record has a
- * deferred input, its later inputs are deferred too, so a record's order holds.
+ * at once (in id order, sales before withdrawals), each input is decided by a pure planner
+ * against the state the ones before it left, and the writes go out as a few multi-row
+ * statements, pipelined with the caller's `alongside` (planned for their values, as the
+ * writer's locks and updates are). Once a record has a deferred input, its later inputs are
+ * deferred too, so a record's order holds.
+ *
+ * `inputs` may still be on their way (a promise): what needs no input is sent meanwhile.
  */
 export async function applyToMirror(
   tx: Tx,
-  inputs: readonly MirrorInput[],
+  inputs: readonly MirrorInput[] | PromiseLike<readonly MirrorInput[]>,
   watch: Watch,
+  options: ApplyOptions = {},
 ): Promise<MirrorResult[]> {
-  const batch = new MirrorBatch();
-  const results = await batch.plan(tx, inputs, watch);
-  await batch.write(tx);
+  const sales = saleRows();
+  const withdrawals = withdrawalRows();
+  const writes = new MirrorWrites();
+  const { prelock } = options;
+  // The locks, the history read and the keyed updates find their rows by key however much
+  // the tables grew since their statements were first prepared; the inserts have no plan to
+  // choose (and their foreign key checks would be planned again for every row).
+  const [decided, named] = await Promise.all([
+    inputs,
+    prelock?.named ?? [],
+    forceCustomPlans(tx),
+    prelock && sales.lockWhere(tx, prelock.sales),
+  ]);
+  // A sale the lock did not find has no history to read: the one writer inserts a sale's row
+  // with its first history row and never deletes one.
+  sales.markLookedUp(named);
+  writes.markLoaded({ sale: named.filter((id) => sales.get(id) === undefined), withdrawal: [] });
+
+  const records = recordsOf(decided);
+  await Promise.all([
+    sales.lock(tx, records.sale),
+    withdrawals.lock(tx, records.withdrawal),
+    writes.loadSeen(tx, records),
+  ]);
+  const results = planInOrder(decided, sales, withdrawals, { watch, writes });
+  await settle([
+    allowGenericPlans(tx),
+    sales.writeInserts(tx),
+    withdrawals.writeInserts(tx),
+    ...writes.write(tx, (id) => sales.inserts(id)),
+    forceCustomPlans(tx),
+    sales.writeUpdates(tx),
+    withdrawals.writeUpdates(tx),
+    ...(options.alongside ? [options.alongside(results)] : []),
+  ]);
   return results;
 }
 
+/** applyToMirror in a transaction of its own, run again if it lost an insert race. */
+export function writeMirror(
+  sql: Sql,
+  inputs: readonly MirrorInput[],
+  watch: Watch,
+): Promise<MirrorResult[]> {
+  return retryingInsertRaces(() => transaction(sql, (tx) => applyToMirror(tx, inputs, watch)));
+}
+
+function planInOrder(
+  inputs: readonly MirrorInput[],
+  sales: SaleRows,
+  withdrawals: WithdrawalRows,
+  ctx: PlanContext,
+): MirrorResult[] {
+  const deferred = new Set<string>();
+  return inputs.map((input): MirrorResult => {
+    const [resource, id] = target(input);
+    const key = recordKey(resource, id);
+    if (deferred.has(key)) return { outcome: 'deferred' };
+    const result = plan(input, sales, withdrawals, ctx);
+    if (result.outcome === 'deferred') deferred.add(key);
+    return result;
+  });
+}
+
 /**
- * applyToMirror in steps, for a caller that shares its round trips: lock the sales early
- * (`lockSalesNamedByInbox`, beside the caller's own first statement), plan, then write together
- * with the caller's own statements.
+ * Waits for every statement sent: the new rows go first (items and history refer to them),
+ * and Postgres runs the statements in the order sent. An insert that lost a race fails the
+ * transaction once every answer is in, the statements sent with it rolling back too; that race
+ * is what is reported (it is what a new attempt mends), not the failures it caused in the
+ * statements after it (a new sale's items colliding with the other transaction's).
  */
-export class MirrorBatch {
-  private readonly saleRows = new MirrorRows(sales);
-  private readonly withdrawalRows = new MirrorRows(withdrawals);
-  private readonly writes = new MirrorWrites();
-
-  /**
-   * Locks the sales inbox rows name, needing no earlier answer. Then `salesNamedByInbox` with
-   * the sales the rows name, so `plan` does not look them up again. The withdrawals they name
-   * are locked by `plan`, by id, in a round trip of its own: few batches name one, and for the
-   * others a statement sent blind cost more Postgres time to plan than to run
-   * (bench/PERFORMANCE.md, session 19). Sales are still locked before withdrawals.
-   */
-  async lockSalesNamedByInbox(tx: Tx, inboxEventIds: readonly number[]): Promise<void> {
-    await this.saleRows.lockNamedByInbox(tx, inboxEventIds);
-  }
-
-  /**
-   * A sale the lock did not find has no history to read: the one writer inserts a sale's row
-   * with its first history row and never deletes one. `plan` reads the history of the others,
-   * after the locks. A backlog of new sales skips the statement (a drain +5 to +11 %,
-   * bench/PERFORMANCE.md, session 30); a batch that moves sales the mirror holds pays a round
-   * trip for it.
-   */
-  salesNamedByInbox(sale: readonly number[]): void {
-    this.saleRows.markLookedUp(sale);
-    this.writes.markLoaded({
-      sale: sale.filter((id) => this.saleRows.get(id) === undefined),
-      withdrawal: [],
-    });
-  }
-
-  /** Locks what is not locked yet, and decides every input in order. Writes nothing. */
-  async plan(tx: Tx, inputs: readonly MirrorInput[], watch: Watch): Promise<MirrorResult[]> {
-    const records = recordsOf(inputs);
-    await Promise.all([
-      this.saleRows.lock(tx, records.sale),
-      this.withdrawalRows.lock(tx, records.withdrawal),
-      this.writes.loadSeen(tx, records),
-    ]);
-    const ctx: PlanContext = { watch, writes: this.writes };
-    const deferred = new Set<string>();
-    return inputs.map((input): MirrorResult => {
-      const [resource, id] = target(input);
-      const key = recordKey(resource, id);
-      if (deferred.has(key)) return { outcome: 'deferred' };
-      const result = plan(input, this.saleRows, this.withdrawalRows, ctx);
-      if (result.outcome === 'deferred') deferred.add(key);
-      return result;
-    });
-  }
-
-  /**
-   * Writes what `plan` decided, with the caller's `alongside` statements, in one round trip:
-   * the statements are pipelined on the transaction's connection and run in the order sent, the
-   * new rows first (items and history refer to them). An insert that lost a race fails the
-   * transaction once every answer is in, the statements sent with it rolling back too; that
-   * race is what is reported (it is what a new attempt mends), not the failures it caused in
-   * the statements after it (a new sale's items colliding with the other transaction's).
-   */
-  async write(tx: Tx, alongside: () => readonly Promise<unknown>[] = () => []): Promise<void> {
-    const settled = await Promise.allSettled([
-      this.saleRows.writeInserts(tx),
-      this.withdrawalRows.writeInserts(tx),
-      this.saleRows.writeUpdates(tx),
-      this.withdrawalRows.writeUpdates(tx),
-      this.writes.write(tx, (id) => this.saleRows.inserts(id)),
-      ...alongside(),
-    ]);
-    const failures = settled.flatMap((result) =>
-      result.status === 'rejected' ? [result.reason as unknown] : [],
-    );
-    const race = failures.find((reason) => reason instanceof MirrorInsertRaceError);
-    if (race !== undefined) throw race;
-    if (failures.length > 0) throw failures[0];
-  }
+async function settle(statements: readonly Promise<unknown>[]): Promise<void> {
+  const settled = await Promise.allSettled(statements);
+  const failures = settled.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  const race = failures.find((reason) => reason instanceof MirrorInsertRaceError);
+  if (race !== undefined) throw race;
+  if (failures.length > 0) throw failures[0];
 }
 
 function plan(
   input: MirrorInput,
-  saleRows: MirrorRows<typeof sales>,
-  withdrawalRows: MirrorRows<typeof withdrawals>,
+  sales: SaleRows,
+  withdrawals: WithdrawalRows,
   ctx: PlanContext,
 ): MirrorResult {
   switch (input.kind) {
     case 'notice': {
       const { notice } = input;
       return notice.kind === 'sale'
-        ? planSaleNotice(saleRows, { ...input, notice }, ctx)
-        : planWithdrawalNotice(withdrawalRows, { ...input, notice }, ctx);
+        ? planNotice(SALE, sales, { ...input, notice }, ctx)
+        : planNotice(WITHDRAWAL, withdrawals, { ...input, notice }, ctx);
     }
     case 'read':
       return input.resource === 'sale'
-        ? planSaleRead(saleRows, input, ctx)
-        : planWithdrawalRead(withdrawalRows, input, ctx);
+        ? planRead(SALE, sales, input, ctx)
+        : planRead(WITHDRAWAL, withdrawals, input, ctx);
     case 'absent':
       return input.resource === 'sale'
-        ? planAbsent(saleRows, input, ctx)
-        : planAbsent(withdrawalRows, input, ctx);
+        ? planAbsent(sales, input, ctx)
+        : planAbsent(withdrawals, input, ctx);
   }
 }
 
@@ -140,7 +168,7 @@ function plan(
  * and no longer watched. A record neither side has is nothing to record.
  */
 function planAbsent(
-  rows: MirrorRows<typeof sales> | MirrorRows<typeof withdrawals>,
+  rows: SaleRows | WithdrawalRows,
   input: AbsentInput,
   ctx: PlanContext,
 ): MirrorResult {
@@ -178,13 +206,4 @@ function recordsOf(inputs: readonly MirrorInput[]): { sale: number[]; withdrawal
     records[resource].add(id);
   }
   return { sale: [...records.sale], withdrawal: [...records.withdrawal] };
-}
-
-/** applyToMirror in a transaction of its own, run again if it lost an insert race. */
-export function writeMirror(
-  db: Db,
-  inputs: readonly MirrorInput[],
-  watch: Watch,
-): Promise<MirrorResult[]> {
-  return retryingInsertRaces(() => db.transaction((tx) => applyToMirror(tx, inputs, watch)));
 }

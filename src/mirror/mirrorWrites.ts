@@ -1,18 +1,13 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { bigintArrayLiteral } from '../db/literals.js';
 import type { Tx } from '../db/client.js';
-import { insertRows } from '../db/jsonRows.js';
-import { reconciliationDiscrepancies, saleItems, statusHistory } from '../db/schema.js';
+import type { DiscrepancyInsert, HistoryInsert, SaleItemInsert } from '../db/rows.js';
 import type { FieldDifference } from './compareFields.js';
 import { recordKey, type ChangeContext } from './inputs.js';
-import { resourceTypeIs } from './mirrorRows.js';
-import { executeQuery } from '../db/driverQuery.js';
+import { insertDiscrepancies } from './sql/discrepancies.js';
+import { insertHistory, seenStatuses } from './sql/history.js';
+import { insertMissingItems, insertNewSalesItems, upsertGatewayItems } from './sql/items.js';
 
-type HistoryRow = typeof statusHistory.$inferInsert;
-type ItemRow = typeof saleItems.$inferInsert;
-type DiscrepancyRow = typeof reconciliationDiscrepancies.$inferInsert;
 /** Item rows by sale id, then item id. */
-type ItemsBySale = Map<number, Map<number, ItemRow>>;
+type ItemsBySale = Map<number, Map<number, SaleItemInsert>>;
 
 export type DiscrepancySource =
   /** A reconciliation pass: the mirror against the gateway's read. */
@@ -31,7 +26,7 @@ export type DiscrepancySource =
  * so an observation already recorded is not recorded twice.
  */
 export class MirrorWrites {
-  private readonly history: HistoryRow[] = [];
+  private readonly history: HistoryInsert[] = [];
   /**
    * Items a notification brings, by sale and item id, the first of each: kept when the mirror
    * has them already, as a later copy is.
@@ -39,7 +34,7 @@ export class MirrorWrites {
   private readonly noticeItems: ItemsBySale = new Map();
   /** Items the gateway read, the last of each: they replace the mirror's. */
   private readonly gatewayItems: ItemsBySale = new Map();
-  private readonly discrepancies: DiscrepancyRow[] = [];
+  private readonly discrepancies: DiscrepancyInsert[] = [];
   private readonly seen = new Map<string, Set<string>>();
   /** Records whose history statuses are loaded. */
   private readonly loaded = new Set<string>();
@@ -51,46 +46,14 @@ export class MirrorWrites {
       (id) => !this.loaded.has(recordKey('withdrawal', id)),
     );
     this.markLoaded({ sale, withdrawal });
-    await this.keepSeen(tx, {
-      ...(sale.length > 0 ? { sale: bigintArrayLiteral(sale) } : {}),
-      ...(withdrawal.length > 0 ? { withdrawal: bigintArrayLiteral(withdrawal) } : {}),
-    });
+    for (const row of await seenStatuses(tx, { sale, withdrawal })) {
+      this.seenOf(row.resourceType, row.resourceId).add(row.toStatus);
+    }
   }
 
   markLoaded(records: { sale: readonly number[]; withdrawal: readonly number[] }): void {
     for (const id of records.sale) this.loaded.add(recordKey('sale', id));
     for (const id of records.withdrawal) this.loaded.add(recordKey('withdrawal', id));
-  }
-
-  /**
-   * `ids` of each resource are bigint[] expressions without parameters: the statement is
-   * planned at each run. status_history starts empty and grows by a row or more a notification;
-   * a prepared plan made while it was small scanned it whole for every batch, comparing each
-   * row with every id of the batch (a backfill or the first backlog grew quadratically). A
-   * resource without ids is left out of the statement (planning is most of its cost in a small
-   * batch: bench/PERFORMANCE.md, session 19); with neither, nothing is sent.
-   */
-  private async keepSeen(
-    tx: Tx,
-    ids: { readonly sale?: SQL; readonly withdrawal?: SQL },
-  ): Promise<void> {
-    const branches = (['sale', 'withdrawal'] as const).flatMap((resource) => {
-      const named = ids[resource];
-      return named ? [sql`(${resourceTypeIs(resource)} and resource_id = any(${named}))`] : [];
-    });
-    if (branches.length === 0) return;
-    const rows = await executeQuery<{
-      resource_type: string;
-      resource_id: string;
-      to_status: string;
-    }>(
-      tx,
-      sql`select distinct resource_type, resource_id, to_status from status_history
-           where ${sql.join(branches, sql` or `)}`,
-    );
-    for (const row of rows) {
-      this.seenOf(row.resource_type, Number(row.resource_id)).add(row.to_status);
-    }
   }
 
   hasSeen(resource: 'sale' | 'withdrawal', id: number, status: string): boolean {
@@ -119,7 +82,7 @@ export class MirrorWrites {
     });
   }
 
-  addItems(rows: readonly ItemRow[], from: 'notice' | 'gateway'): void {
+  addItems(rows: readonly SaleItemInsert[], from: 'notice' | 'gateway'): void {
     const kept = from === 'notice' ? this.noticeItems : this.gatewayItems;
     for (const row of rows) {
       let sale = kept.get(row.saleId);
@@ -156,32 +119,29 @@ export class MirrorWrites {
 
   /**
    * Writes after the mirror rows (items and history refer to them), pipelined. The items of a
-   * sale this transaction inserts (`insertsSale`) cannot be in the mirror yet: they go in a plain
-   * INSERT, which costs Postgres less than one that looks for conflicts (4–5 µs a sale of four
-   * items; bench/PERFORMANCE.md, session 27). Should another transaction have created the sale
-   * meanwhile, with its items, that INSERT fails on them, and the sale's own INSERT reports the
-   * race the transaction is run again for (MirrorBatch.write).
+   * sale this transaction inserts (`insertsSale`) cannot be in the mirror yet: they go in a
+   * plain INSERT (see insertNewSalesItems).
    */
-  async write(tx: Tx, insertsSale: (id: number) => boolean): Promise<void> {
-    const newSales: ItemRow[] = [];
-    const others: ItemRow[] = [];
+  write(tx: Tx, insertsSale: (id: number) => boolean): Promise<void>[] {
+    const newSales: SaleItemInsert[] = [];
+    const others: SaleItemInsert[] = [];
     for (const [saleId, items] of this.noticeItems) {
       (insertsSale(saleId) ? newSales : others).push(...items.values());
     }
-    await Promise.all([
-      insertRows(tx, saleItems, newSales),
-      insertRows(tx, saleItems, others, { skipConflicts: true }),
+    return [
+      insertNewSalesItems(tx, newSales),
+      insertMissingItems(tx, others),
       upsertGatewayItems(
         tx,
         [...this.gatewayItems.values()].flatMap((sale) => [...sale.values()]),
       ),
-      insertRows(tx, statusHistory, this.history),
-      recordDiscrepancies(tx, this.discrepancies),
-    ]);
+      insertHistory(tx, this.history),
+      insertDiscrepancies(tx, this.discrepancies),
+    ];
   }
 
-  private seenOf(resource: string, id: number): Set<string> {
-    const key = recordKey(resource as 'sale' | 'withdrawal', id);
+  private seenOf(resource: 'sale' | 'withdrawal', id: number): Set<string> {
+    const key = recordKey(resource, id);
     let statuses = this.seen.get(key);
     if (!statuses) {
       statuses = new Set();
@@ -189,25 +149,4 @@ export class MirrorWrites {
     }
     return statuses;
   }
-}
-
-/** Discrepancies found outside applyToMirror's inputs (the two channels disagreeing). */
-export async function recordDiscrepancies(tx: Tx, rows: readonly DiscrepancyRow[]): Promise<void> {
-  await insertRows(tx, reconciliationDiscrepancies, rows);
-}
-
-async function upsertGatewayItems(tx: Tx, rows: readonly ItemRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx
-    .insert(saleItems)
-    .values([...rows])
-    .onConflictDoUpdate({
-      target: [saleItems.saleId, saleItems.itemId],
-      set: {
-        title: sql`excluded.title`,
-        unitPriceCents: sql`excluded.unit_price_cents`,
-        quantity: sql`excluded.quantity`,
-        tangible: sql`excluded.tangible`,
-      },
-    });
 }

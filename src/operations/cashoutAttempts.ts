@@ -1,23 +1,18 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
-import { cashoutAttempts } from '../db/schema.js';
+import type { Sql } from '../db/client.js';
+import type { CashoutAttemptRow } from '../db/rows.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/index.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
+import { attemptById, listAttempts, resolveAttempt, type CashoutOutcome } from './sql.js';
 
-export type CashoutAttempt = typeof cashoutAttempts.$inferSelect;
+export type CashoutAttempt = CashoutAttemptRow;
 
-export async function listCashoutAttempts(
-  db: Db,
-  outcome: string | null,
+export function listCashoutAttempts(
+  sql: Sql,
+  outcome: CashoutOutcome | null,
   limit: number,
 ): Promise<CashoutAttempt[]> {
-  return db
-    .select()
-    .from(cashoutAttempts)
-    .where(outcome === null ? undefined : eq(cashoutAttempts.outcome, outcome))
-    .orderBy(desc(cashoutAttempts.id))
-    .limit(limit);
+  return listAttempts(sql, outcome, limit);
 }
 
 export class CashoutResolveError extends Error {
@@ -30,14 +25,11 @@ export class CashoutResolveError extends Error {
  * written to the mirror like any cashout answer.
  */
 export async function resolveCashoutAttempt(
-  deps: { db: Db; gateway: GatewayClient; policy: WatchPolicy },
+  deps: { sql: Sql; gateway: GatewayClient; policy: WatchPolicy },
   attemptId: number,
   found: { kind: 'paid'; withdrawalId: number } | { kind: 'not_paid' },
 ): Promise<CashoutAttempt> {
-  const [attempt] = await deps.db
-    .select()
-    .from(cashoutAttempts)
-    .where(eq(cashoutAttempts.id, attemptId));
+  const attempt = await attemptById(deps.sql, attemptId);
   if (!attempt) throw new CashoutResolveError(`no cashout attempt ${attemptId}`);
   if (attempt.outcome !== 'unknown' && attempt.outcome !== 'pending') {
     throw new CashoutResolveError(
@@ -54,7 +46,7 @@ export async function resolveCashoutAttempt(
       );
     }
     await writeMirror(
-      deps.db,
+      deps.sql,
       [
         {
           kind: 'read',
@@ -69,20 +61,7 @@ export async function resolveCashoutAttempt(
       { now: new Date(), policy: deps.policy },
     );
   }
-  const [resolved] = await deps.db
-    .update(cashoutAttempts)
-    .set(
-      found.kind === 'paid'
-        ? { outcome: 'succeeded', withdrawalId: found.withdrawalId, finishedAt: new Date() }
-        : { outcome: 'not_paid', finishedAt: new Date() },
-    )
-    .where(
-      and(
-        eq(cashoutAttempts.id, attemptId),
-        inArray(cashoutAttempts.outcome, ['unknown', 'pending']),
-      ),
-    )
-    .returning();
+  const resolved = await resolveAttempt(deps.sql, attemptId, found);
   if (!resolved) throw new CashoutResolveError(`cashout attempt ${attemptId} changed meanwhile`);
   return resolved;
 }

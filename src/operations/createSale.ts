@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Sql } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { CreateSaleRequest, CreatedSale, GatewayClient } from '../gateway/index.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
@@ -8,7 +8,7 @@ import { writeMirror } from '../mirror/applyToMirror.js';
  * given) and writes it to the mirror at once, with source 'api'.
  */
 export async function createSale(
-  deps: { db: Db; gateway: GatewayClient; policy: WatchPolicy },
+  deps: { sql: Sql; gateway: GatewayClient; policy: WatchPolicy },
   request: CreateSaleRequest,
 ): Promise<CreatedSale> {
   const askedAt = new Date();
@@ -33,7 +33,7 @@ export async function createSale(
   } as const;
   // The gateway's own answer to our request: authentic, as of when we asked.
   await writeMirror(
-    deps.db,
+    deps.sql,
     [
       {
         kind: 'notice',

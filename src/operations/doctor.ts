@@ -4,6 +4,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { Config, RedisTopology } from '../config/config.js';
 import type { Sql } from '../db/client.js';
 import { MIGRATIONS_FOLDER } from '../db/migrate.js';
+import { appliedMigrationCount } from '../db/schemaVersion.js';
 import { GatewayError, type GatewayClient } from '../gateway/index.js';
 import { reasonOf } from '../runtime/dependencies.js';
 import { UNGUARDED_POSTGRES_DRIVER } from '../runtime/postgresDriverGuard.js';
@@ -135,11 +136,7 @@ async function migrations(sql: Sql): Promise<Omit<Check, 'name'>> {
   ) as {
     entries: unknown[];
   };
-  const [row] = await sql<{ applied: number }[]>`
-    select count(*)::int as applied from drizzle.__drizzle_migrations`.catch(() => [
-    { applied: 0 },
-  ]);
-  const applied = row?.applied ?? 0;
+  const applied = await appliedMigrationCount(sql);
   const known = journal.entries.length;
   return applied >= known
     ? { status: 'ok', detail: `${applied} of ${known} applied` }

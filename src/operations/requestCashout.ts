@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
-import { cashoutAttempts } from '../db/schema.js';
+import type { Sql } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import {
   GatewayError,
@@ -11,6 +9,7 @@ import {
 import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import { cashoutFailureOutcome } from './cashoutOutcome.js';
+import { attemptFailed, attemptSucceeded, insertAttempt } from './sql.js';
 import { InvariantError } from '../lib/invariantError.js';
 
 export type CashoutResult =
@@ -27,7 +26,7 @@ export type CashoutResult =
   | { readonly kind: 'unknown'; readonly attemptId: number; readonly error: unknown };
 
 export interface CashoutDeps {
-  readonly db: Db;
+  readonly sql: Sql;
   readonly gateway: GatewayClient;
   readonly policy: WatchPolicy;
   readonly logger: Logger;
@@ -42,16 +41,12 @@ export async function requestCashout(
   deps: CashoutDeps,
   request: CashoutRequest,
 ): Promise<CashoutResult> {
-  const [attempt] = await deps.db
-    .insert(cashoutAttempts)
-    .values({
-      amountCents: request.amountCents,
-      pixKey: request.pixKey,
-      pixKeyType: request.pixKeyType ?? null,
-    })
-    .returning({ id: cashoutAttempts.id });
-  if (!attempt) throw new InvariantError('the cashout attempt was not recorded');
-  const attemptId = attempt.id;
+  const attemptId = await insertAttempt(deps.sql, {
+    amountCents: request.amountCents,
+    pixKey: request.pixKey,
+    pixKeyType: request.pixKeyType ?? null,
+  });
+  if (attemptId === null) throw new InvariantError('the cashout attempt was not recorded');
 
   const readAt = new Date();
   let withdrawal: GatewayWithdrawal;
@@ -89,10 +84,7 @@ async function failed(
       ? 'cashout outcome unknown: it may have been paid; check before sending it again'
       : 'cashout refused by the gateway',
   );
-  await deps.db
-    .update(cashoutAttempts)
-    .set({ outcome, detail: detail.slice(0, 2000), rawAnswer, finishedAt: new Date() })
-    .where(eq(cashoutAttempts.id, attemptId));
+  await attemptFailed(deps.sql, attemptId, { outcome, detail: detail.slice(0, 2000), rawAnswer });
   return outcome === 'unknown'
     ? { kind: 'unknown', attemptId, error }
     : { kind: 'rejected', attemptId, error: error as GatewayError };
@@ -104,12 +96,9 @@ async function recordSuccess(
   withdrawal: GatewayWithdrawal,
   readAt: Date,
 ): Promise<void> {
-  await deps.db
-    .update(cashoutAttempts)
-    .set({ outcome: 'succeeded', withdrawalId: withdrawal.id, finishedAt: new Date() })
-    .where(eq(cashoutAttempts.id, attemptId));
+  await attemptSucceeded(deps.sql, attemptId, withdrawal.id);
   await writeMirror(
-    deps.db,
+    deps.sql,
     [
       {
         kind: 'read',

@@ -1,8 +1,7 @@
-import { and, eq, sql as drizzleSql } from 'drizzle-orm';
-import { backfillProgress } from '../db/schema.js';
 import { GatewayError } from '../gateway/gatewayError.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import type { ReconcileDeps } from './reconcilePass.js';
+import { advanceBackfill, startBackfill } from './sql.js';
 import { InvariantError } from '../lib/invariantError.js';
 
 export interface BackfillSummary {
@@ -36,16 +35,7 @@ export async function backfillSales(
   if (!Number.isSafeInteger(fromId) || !Number.isSafeInteger(toId) || fromId < 1 || toId < fromId) {
     throw new BackfillRangeError(`invalid range ${fromId}..${toId}: need 1 <= from-id <= to-id`);
   }
-  const key = and(
-    eq(backfillProgress.resourceType, 'sale'),
-    eq(backfillProgress.fromId, fromId),
-    eq(backfillProgress.toId, toId),
-  );
-  await deps.db
-    .insert(backfillProgress)
-    .values({ resourceType: 'sale', fromId, toId, nextId: fromId })
-    .onConflictDoNothing();
-  const [progress] = await deps.db.select().from(backfillProgress).where(key);
+  const progress = await startBackfill(deps.sql, fromId, toId);
   if (!progress) throw new InvariantError('backfill progress row vanished');
   let { found, skipped } = progress;
   const thisRun = { found: 0, skipped: 0 };
@@ -58,7 +48,7 @@ export async function backfillSales(
     try {
       const record = await deps.gateway.getTransaction(id);
       await writeMirror(
-        deps.db,
+        deps.sql,
         [
           {
             kind: 'read',
@@ -79,16 +69,7 @@ export async function backfillSales(
     if (isOurs) found += 1;
     else skipped += 1;
     thisRun[isOurs ? 'found' : 'skipped'] += 1;
-    await deps.db
-      .update(backfillProgress)
-      .set({
-        nextId: id + 1,
-        found,
-        skipped,
-        updatedAt: drizzleSql`now()`,
-        ...(id === toId ? { finishedAt: drizzleSql`now()` } : {}),
-      })
-      .where(key);
+    await advanceBackfill(deps.sql, { fromId, toId }, id, { found, skipped });
     deps.onProgress?.(id - fromId + 1, toId - fromId + 1);
   }
   return {

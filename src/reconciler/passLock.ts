@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../db/client.js';
+import { releaseLease, renewLease, takeLease } from './sql.js';
 
 /** The lease's name in scheduler_leases. */
 const RECONCILE_LEASE = 'reconcile';
@@ -23,7 +24,7 @@ export async function withPassLock<T>(
 ): Promise<T | null> {
   const holder = randomUUID();
   const deadline = Date.now() + waitMs;
-  while (!(await takeLease(sql, holder))) {
+  while (!(await takeLease(sql, RECONCILE_LEASE, holder, LEASE_SECONDS))) {
     if (Date.now() >= deadline) {
       if (waitMs === 0) return null;
       throw new PassLockTimeoutError(
@@ -33,28 +34,13 @@ export async function withPassLock<T>(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const renewal = setInterval(
-    () => {
-      void sql`
-      update scheduler_leases set expires_at = now() + make_interval(secs => ${LEASE_SECONDS})
-       where name = ${RECONCILE_LEASE} and holder = ${holder}`.catch(() => undefined);
-    },
+    () => void renewLease(sql, RECONCILE_LEASE, holder, LEASE_SECONDS).catch(() => undefined),
     (LEASE_SECONDS * 1000) / 3,
   );
   try {
     return await fn();
   } finally {
     clearInterval(renewal);
-    await sql`delete from scheduler_leases where name = ${RECONCILE_LEASE} and holder = ${holder}`;
+    await releaseLease(sql, RECONCILE_LEASE, holder);
   }
-}
-
-async function takeLease(sql: Sql, holder: string): Promise<boolean> {
-  const rows = await sql`
-    insert into scheduler_leases (name, holder, expires_at)
-    values (${RECONCILE_LEASE}, ${holder}, now() + make_interval(secs => ${LEASE_SECONDS}))
-    on conflict (name) do update
-       set holder = excluded.holder, expires_at = excluded.expires_at
-     where scheduler_leases.expires_at < now()
-    returning holder`;
-  return rows.length === 1;
 }

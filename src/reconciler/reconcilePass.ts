@@ -1,6 +1,4 @@
-import { eq, sql as drizzleSql } from 'drizzle-orm';
-import type { Db, Sql } from '../db/client.js';
-import { reconciliationRuns } from '../db/schema.js';
+import type { Sql } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import { GatewayError } from '../gateway/gatewayError.js';
 import type { GatewayClient } from '../gateway/types.js';
@@ -8,10 +6,10 @@ import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import type { MirrorInput, MirrorResult } from '../mirror/inputs.js';
 import { selectCandidates, type Candidate, type PassSelection } from './selectCandidates.js';
+import { finishRun, insertRun } from './sql.js';
 import { InvariantError } from '../lib/invariantError.js';
 
 export interface ReconcileDeps {
-  readonly db: Db;
   readonly sql: Sql;
   readonly gateway: GatewayClient;
   readonly policy: WatchPolicy;
@@ -52,11 +50,8 @@ export async function runReconcilePass(
   selection: PassSelection,
   trigger: string,
 ): Promise<PassSummary> {
-  const [run] = await deps.db
-    .insert(reconciliationRuns)
-    .values({ trigger, status: 'running' })
-    .returning({ id: reconciliationRuns.id });
-  if (!run) throw new InvariantError('could not record the reconciliation run');
+  const runId = await insertRun(deps.sql, trigger);
+  if (runId === null) throw new InvariantError('could not record the reconciliation run');
   const counts = {
     checked: 0,
     unchanged: 0,
@@ -69,20 +64,20 @@ export async function runReconcilePass(
   try {
     const candidates = await selectCandidates(deps.sql, selection, deps.policy);
     for (const candidate of candidates) {
-      const { result, discrepancies } = await checkOne(deps, run.id, candidate);
+      const { result, discrepancies } = await checkOne(deps, runId, candidate);
       counts.checked += 1;
       counts[result === 'error' ? 'errors' : result] += 1;
       counts.discrepancies += discrepancies;
       deps.onProgress?.(counts.checked, candidates.length);
     }
   } catch (error) {
-    await finishRun(deps.db, run.id, 'failed', counts, describe(error));
+    await finishRun(deps.sql, runId, 'failed', counts, describe(error));
     throw error;
   }
   const status: PassStatus =
     counts.errors === 0 ? 'succeeded' : counts.errors < counts.checked ? 'partial' : 'failed';
-  await finishRun(deps.db, run.id, status, counts, null);
-  return { runId: run.id, status, ...counts };
+  await finishRun(deps.sql, runId, status, counts, null);
+  return { runId, status, ...counts };
 }
 
 async function checkOne(
@@ -93,7 +88,7 @@ async function checkOne(
   const now = deps.now ?? (() => new Date());
   const input = await readCandidate(deps, runId, candidate, now);
   if (input === null) return { result: 'error', discrepancies: 0 };
-  const [written] = await writeMirror(deps.db, [input], { now: now(), policy: deps.policy });
+  const [written] = await writeMirror(deps.sql, [input], { now: now(), policy: deps.policy });
   return classify(written);
 }
 
@@ -150,30 +145,6 @@ function classify(written: MirrorResult | undefined): CheckResult {
       // Stale: a newer answer or status is already in the mirror.
       return { result: 'unchanged', discrepancies: 0 };
   }
-}
-
-async function finishRun(
-  db: Db,
-  runId: number,
-  status: PassStatus,
-  counts: Omit<PassSummary, 'runId' | 'status'>,
-  error: string | null,
-): Promise<void> {
-  const { checked, unchanged, inserted, corrected, notFound, errors } = counts;
-  await db
-    .update(reconciliationRuns)
-    .set({
-      status,
-      checked,
-      unchanged,
-      inserted,
-      corrected,
-      notFound,
-      errors,
-      error,
-      finishedAt: drizzleSql`now()`,
-    })
-    .where(eq(reconciliationRuns.id, runId));
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,5 @@
 import type { ReportDefinition } from './report.js';
+import { dailyTotals } from './sql.js';
 
 /** finance_daily_totals: sales per São Paulo day, payment method and status. */
 export const dailyTotalsReport: ReportDefinition = {
@@ -15,11 +16,5 @@ export const dailyTotalsReport: ReportDefinition = {
     { key: 'system_fee_cents', label: 'system fee', kind: 'cents' },
     { key: 'fee_cents', label: 'fee', kind: 'cents' },
   ],
-  query: (sql, { from, to }) => sql`
-    select to_char(day, 'YYYY-MM-DD') as day, payment_method, status, sale_count, gross_cents,
-           net_cents, net_unknown_count, system_fee_cents, fee_cents
-      from finance_daily_totals
-     where (${from}::date is null or day >= ${from}::date)
-       and (${to}::date is null or day <= ${to}::date)
-     order by finance_daily_totals.day nulls last, payment_method, status`,
+  query: dailyTotals,
 };

@@ -1,4 +1,5 @@
 import type { ReportDefinition } from './report.js';
+import { discrepanciesByRun } from './sql.js';
 
 /**
  * finance_discrepancies_by_run: counts per run (the São Paulo day it started) and, under a
@@ -20,12 +21,5 @@ export const discrepanciesByRunReport: ReportDefinition = {
     { key: 'action', label: 'action', kind: 'text' },
     { key: 'discrepancy_count', label: 'count', kind: 'integer' },
   ],
-  query: (sql, { from, to }) => sql`
-    select to_char(day, 'YYYY-MM-DD') as day, run_id, trigger, run_status,
-           started_at, finished_at, source, resource_type, field, action, discrepancy_count
-      from finance_discrepancies_by_run
-     where (${from}::date is null or day >= ${from}::date)
-       and (${to}::date is null or day <= ${to}::date)
-     order by finance_discrepancies_by_run.day, finance_discrepancies_by_run.run_id nulls last,
-              source, resource_type, field, action`,
+  query: discrepanciesByRun,
 };

@@ -1,4 +1,5 @@
 import type { ReportDefinition } from './report.js';
+import { disputes } from './sql.js';
 
 /**
  * finance_disputes: one row per dispute (MED or CHARGEBACK) a sale went through, the open ones
@@ -19,11 +20,5 @@ export const disputesReport: ReportDefinition = {
     { key: 'net_amount_cents', label: 'net', kind: 'cents' },
     { key: 'reserve_amount_cents', label: 'reserve', kind: 'cents' },
   ],
-  query: (sql, { from, to }) => sql`
-    select sale_id, payment_method, dispute, opened_at, resolution, current_status,
-           amount_cents, net_amount_cents, reserve_amount_cents
-      from finance_disputes
-     where (${from}::date is null or (opened_at at time zone 'America/Sao_Paulo')::date >= ${from}::date)
-       and (${to}::date is null or (opened_at at time zone 'America/Sao_Paulo')::date <= ${to}::date)
-     order by opened_at, sale_id`,
+  query: disputes,
 };

@@ -1,15 +1,7 @@
-import type { Sql } from '../db/client.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PassSummary } from '../reconciler/reconcilePass.js';
 import type { Queue } from 'bullmq';
 import type { QueueDepth } from '../console/pageContext.js';
-
-export async function oldestPendingAgeSeconds(sql: Sql): Promise<number> {
-  const [row] = await sql<{ age: number | null }[]>`
-    select extract(epoch from now() - min(received_at))::float8 as age
-      from inbox_events where state = 'pending'`;
-  return Math.max(0, row?.age ?? 0);
-}
 
 export function observePass(metrics: Metrics, summary: PassSummary): void {
   metrics.reconcileRuns.inc({ status: summary.status });
@@ -19,13 +11,6 @@ export function observePass(metrics: Metrics, summary: PassSummary): void {
   metrics.reconcileRows.inc({ result: 'not_found' }, summary.notFound);
   metrics.reconcileRows.inc({ result: 'error' }, summary.errors);
   metrics.reconcileDiscrepancies.inc(summary.discrepancies);
-}
-
-export async function inboxCountsByState(sql: Sql): Promise<Record<string, number>> {
-  const rows = await sql<{ state: string; n: number }[]>`
-    select state, count(*)::int as n from inbox_events
-     where state in ('pending', 'quarantined', 'failed') group by state`;
-  return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 
 /** Jobs per queue (the lanes and the transition feed), by state. */
@@ -63,14 +48,4 @@ export async function queueOldestAgeByName(
     }),
   );
   return Object.fromEntries(queues.map((queue, index) => [queue.name, ages[index] ?? 0]));
-}
-
-/** Cashout attempts nobody has settled: unknown ones, and pending ones over 5 minutes old. */
-export async function unresolvedCashouts(sql: Sql): Promise<Record<string, number>> {
-  const rows = await sql<{ outcome: string; n: number }[]>`
-    select outcome, count(*)::int as n from cashout_attempts
-     where outcome in ('pending', 'unknown')
-       and (outcome = 'unknown' or requested_at < now() - interval '5 minutes')
-     group by outcome`;
-  return Object.fromEntries(rows.map((row) => [row.outcome, row.n]));
 }

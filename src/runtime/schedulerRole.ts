@@ -107,7 +107,6 @@ export async function startSchedulerRole(deps: SchedulerRoleDeps): Promise<() =>
 
   if (deps.gateway) {
     const reconciler = await startReconcileScheduler({
-      db: database.db,
       sql: database.sql,
       gateway: deps.gateway,
       policy: config.watchPolicy,

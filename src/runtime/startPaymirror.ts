@@ -32,14 +32,9 @@ import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
-import {
-  inboxCountsByState,
-  oldestPendingAgeSeconds,
-  queueCountsByName,
-  queueDepths,
-  queueOldestAgeByName,
-  unresolvedCashouts,
-} from './observability.js';
+import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
+import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
+import { unresolvedAttemptCounts } from '../operations/sql.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import {
   createProducerRedis,
@@ -97,7 +92,7 @@ export async function startPaymirror(
     roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redis) : null;
   const laneDeps = workerRedis
     ? {
-        db: database.db,
+        sql: database.sql,
         gateway,
         holdUnconfirmable: config.unconfirmedWebhooks === 'hold',
         policy: config.watchPolicy,
@@ -233,7 +228,7 @@ export async function startPaymirror(
       oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(database.sql),
       inboxCounts: () => inboxCountsByState(database.sql),
       ...(spool ? { spoolPending: () => spool.pending() } : {}),
-      cashoutsUnresolved: () => unresolvedCashouts(database.sql),
+      cashoutsUnresolved: () => unresolvedAttemptCounts(database.sql),
       queueCounts: () => queueCountsByName(observedQueues),
       queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
     },

@@ -1,27 +1,16 @@
 import type { Sql } from '../db/client.js';
+import {
+  dueRowsAfter,
+  stampDueRows,
+  unstampedRows,
+  type Cutoff,
+  type DueRow,
+} from '../inbox/sql/sweep.js';
 import type { LaneRow } from '../queue/lanes.js';
-import type { Channel } from '../notifications/notification.js';
-import { InvariantError } from '../lib/invariantError.js';
 
-/**
- * The instant a sweep pass looks before: a pending row last enqueued at or before it is due.
- * Instants travel as Postgres's text and are cast back there. A postgres.js client that drizzle
- * has not configured (the bench's, a script's) sends a timestamptz parameter through a Date,
- * which keeps milliseconds of timestamptz's microseconds: a walk resumed from it would read its
- * last instant again, for good.
- */
-export type Cutoff = string & { readonly __cutoff: unique symbol };
+export { cutoffOfPass, type Cutoff } from '../inbox/sql/sweep.js';
 
-export async function cutoffOfPass(sql: Sql, afterSeconds: number): Promise<Cutoff> {
-  const [row] = await sql<{ cutoff: string }[]>`
-    select (now() - make_interval(secs => ${afterSeconds}))::text as cutoff`;
-  if (!row) throw new InvariantError('now() returned no row');
-  return row.cutoff as Cutoff;
-}
-
-type DueRow = { id: string; channel: Channel; enqueued_at: string | null };
-
-const toLaneRow = (row: DueRow): LaneRow => ({ id: Number(row.id), channel: row.channel });
+const toLaneRow = (row: DueRow): LaneRow => ({ id: row.id, channel: row.channel });
 
 /**
  * The pending rows due at `cutoff`, in batches, read without a lock or a write: a row whose job
@@ -37,23 +26,11 @@ export async function* dueRowBatches(
   cutoff: Cutoff,
   batchSize: number,
 ): AsyncGenerator<LaneRow[]> {
-  const unstamped = await sql<DueRow[]>`
-    select id, channel, null as enqueued_at from inbox_events
-     where state = 'pending' and enqueued_at is null order by id`;
+  const unstamped = await unstampedRows(sql);
   if (unstamped.length > 0) yield unstamped.map(toLaneRow);
   for (let after = '-infinity'; ;) {
-    const rows: DueRow[] = await sql<DueRow[]>`
-      with next as (
-        select enqueued_at from inbox_events
-         where state = 'pending' and enqueued_at > ${after}::text::timestamptz
-           and enqueued_at <= ${cutoff}::text::timestamptz
-         order by enqueued_at limit ${batchSize}
-      )
-      select id, channel, enqueued_at::text as enqueued_at from inbox_events
-       where state = 'pending' and enqueued_at > ${after}::text::timestamptz
-         and enqueued_at <= (select max(enqueued_at) from next)
-       order by enqueued_at, id`;
-    const last = rows.at(-1)?.enqueued_at;
+    const rows = await dueRowsAfter(sql, after, cutoff, batchSize);
+    const last = rows.at(-1)?.enqueuedAt;
     if (!last) return;
     yield rows.map(toLaneRow);
     after = last;
@@ -71,15 +48,12 @@ export async function claimDueRows(
   cutoff: Cutoff,
 ): Promise<LaneRow[]> {
   if (rows.length === 0) return [];
-  const claimed = await sql<{ id: string }[]>`
-    update inbox_events set enqueued_at = now()
-     where id in (
-       select id from inbox_events
-        where id = any(${`{${rows.map((row) => row.id).join(',')}}`}::bigint[])
-          and state = 'pending'
-          and (enqueued_at is null or enqueued_at <= ${cutoff}::text::timestamptz)
-        for update skip locked)
-    returning id`;
-  const ids = new Set(claimed.map((row) => Number(row.id)));
+  const ids = new Set(
+    await stampDueRows(
+      sql,
+      rows.map((row) => row.id),
+      cutoff,
+    ),
+  );
   return rows.filter((row) => ids.has(row.id));
 }

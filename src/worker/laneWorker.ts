@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Db } from '../db/client.js';
+import type { Sql } from '../db/client.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/types.js';
 import type { PrefixFor } from '../queue/lanes.js';
@@ -16,7 +16,7 @@ import type { InboxBatcher } from './inboxBatcher.js';
 import type { LaneResult } from './workerOutcome.js';
 
 export interface LaneWorkerDeps {
-  readonly db: Db;
+  readonly sql: Sql;
   readonly gateway: GatewayClient | null;
   /** Without gateway keys, keep webhooks out of the mirror (UNCONFIRMED_WEBHOOKS=hold). */
   readonly holdUnconfirmable: boolean;
@@ -77,7 +77,7 @@ async function runJob(
       final ? 'notification failed for good' : 'notification failed; will retry',
     );
     // If even this write fails, the row stays pending and the sweeper brings it back.
-    await recordFailedAttempt(deps.db, inboxEventId, error, final).catch((recordError: unknown) =>
+    await recordFailedAttempt(deps.sql, inboxEventId, error, final).catch((recordError: unknown) =>
       deps.logger.error({ err: recordError, inboxEventId }, 'cannot record the failed attempt'),
     );
     throw error;

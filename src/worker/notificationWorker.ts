@@ -6,9 +6,8 @@ import { processInboxBatch } from './processInboxBatch.js';
 
 /**
  * Batch transactions a worker process runs at once; rows gather for the next meanwhile. Two,
- * so that a backlog's next batch is planned and sent while Postgres runs the one before it:
- * draining 10,000 jobs went from 0.55-0.60 of the bare worker's rate to 0.59-0.66
- * (bench/PERFORMANCE.md). But a second batch starts only once OVERLAP_FROM rows wait: at a few
+ * so that a backlog's next batch is planned and sent while Postgres runs the one before it.
+ * But a second batch starts only once OVERLAP_FROM rows wait: at a few
  * hundred rows a second, a second batch in flight only split the rows one batch would have
  * taken, paying a batch's fixed cost (its round trips and commit) twice as often. The
  * confirmation lane runs two at any size: its batches wait on gateway reads.

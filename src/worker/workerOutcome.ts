@@ -1,6 +1,6 @@
 import type { MirrorResult } from '../mirror/inputs.js';
 import type { Notice, SaleNotice } from '../notifications/notification.js';
-import type { FinishedRow } from './finishInboxRows.js';
+import type { FinishedRow } from '../inbox/sql/worker.js';
 
 /** The inbox row's `outcome`: what the worker decided about the notification. */
 export type WorkerOutcome =

@@ -91,20 +91,20 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
 
   it('keeps every authentic dispute notification in history, and report disputes lists them', async () => {
     const sql = test().database.sql;
-    const heard = await sql<{ id: string; status: string }[]>`
+    const heard = await sql<{ id: number; status: string }[]>`
       select distinct resource_id as id, notified_status as status from inbox_events
        where resource_type = 'sale' and notified_status in ('MED', 'CHARGEBACK')
          and state = 'processed' and outcome not in ('forged', 'unconfirmed')
        order by 1, 2`;
     expect(heard.length).toBeGreaterThan(0);
-    const kept = await sql<{ id: string; status: string }[]>`
+    const kept = await sql<{ id: number; status: string }[]>`
       select distinct resource_id as id, to_status as status from status_history
        where resource_type = 'sale' and to_status in ('MED', 'CHARGEBACK')
        order by 1, 2`;
     expect(kept).toEqual(heard);
     const listed = await runReport(sql, REPORTS.disputes, { from: null, to: null });
     expect(new Set(listed.map((row) => String(row.sale_id)))).toEqual(
-      new Set(heard.map((row) => row.id)),
+      new Set(heard.map((row) => String(row.id))),
     );
   });
 

@@ -119,7 +119,6 @@ describe('gateway faults', () => {
       retry: { attempts: 1 },
     });
     const deps = {
-      db: db.database.db,
       sql: db.database.sql,
       gateway: client,
       policy: DEFAULT_WATCH_POLICY,

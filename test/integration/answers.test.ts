@@ -39,7 +39,7 @@ describe('postbacks', () => {
       state: 'pending',
       event_key: 'sale:1001:PAGO',
       resource_type: 'sale',
-      resource_id: '1001',
+      resource_id: 1001,
     });
   });
 
@@ -357,7 +357,7 @@ describe('storage down', () => {
         const drained = readdirSync(spoolDir).length === 0;
         return drained && found.length === 2 && found[0]?.delivery_count === 2 ? found : undefined;
       });
-      expect(rows.map((r) => r.resource_id)).toEqual(['3001', '3002']);
+      expect(rows.map((r) => r.resource_id)).toEqual([3001, 3002]);
       expect(readdirSync(spoolDir)).toEqual([]);
     } finally {
       await up.close();

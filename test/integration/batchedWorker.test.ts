@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
-import { inboxEvents } from '../../src/db/schema.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { SALE_STATUSES } from '../../src/domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES } from '../../src/domain/withdrawalMachine.js';
@@ -152,8 +150,8 @@ describe('processInboxBatch', () => {
       await whileWithdrawalsLocked(() => processInboxBatch(deps(batched), sales, { read: false })),
     ).toBe('finished');
     expect(await batched.database.sql`select id from sales order by id`).toEqual([
-      { id: '1001' },
-      { id: '1002' },
+      { id: 1001 },
+      { id: 1002 },
     ]);
 
     const named = await storeAll(batched, [
@@ -171,7 +169,7 @@ describe('processInboxBatch', () => {
       await whileWithdrawalsLocked(() => processInboxBatch(deps(batched), named, { read: false })),
     ).toBe('waited');
     expect(await batched.database.sql`select id, status from withdrawals`).toEqual([
-      { id: '2001', status: 'PENDING' },
+      { id: 2001, status: 'PENDING' },
     ]);
   });
 
@@ -194,7 +192,7 @@ describe('processInboxBatch', () => {
       return Number(row?.reads);
     };
     try {
-      const readerDeps = { ...deps(own), db: reader.db };
+      const readerDeps = { ...deps(own), sql: reader.sql };
       const created = await storeAll(own, [
         {
           channel: 'postback',
@@ -308,7 +306,7 @@ async function whileWithdrawalsLocked(
 
 function deps(db: TestDatabase): ProcessDeps {
   const now = new Date('2026-11-21T00:00:00.000Z');
-  return { db: db.database.db, gateway: null, policy: DEFAULT_WATCH_POLICY, now: () => now };
+  return { sql: db.database.sql, gateway: null, policy: DEFAULT_WATCH_POLICY, now: () => now };
 }
 
 async function reset(db: TestDatabase): Promise<void> {
@@ -317,34 +315,28 @@ async function reset(db: TestDatabase): Promise<void> {
 }
 
 async function storeAll(db: TestDatabase, sequence: readonly Delivery[]): Promise<number[]> {
-  const rows = sequence.map(({ channel, payload }, index) => {
+  const ids: number[] = [];
+  for (const [index, { channel, payload }] of sequence.entries()) {
     const raw = Buffer.from(JSON.stringify(payload));
     const known = typeof payload.id === 'number';
-    return {
-      channel,
-      // As the ingress sets them: the cross-channel check looks rows up by these.
-      resourceType: known ? (payload.type === 'WITHDRAWAL' ? 'withdrawal' : 'sale') : null,
-      resourceId: known ? (payload.id as number) : null,
-      notifiedStatus: known ? (payload.status as string) : null,
-      eventKey: `test:${index}`,
-      rawBody: raw,
-      payload,
-      bodySha256: createHash('sha256').update(raw).digest('hex'),
-      headers: {},
-      state: 'pending',
-      receivedAt: new Date('2026-11-20T12:00:00.000Z'),
-    };
-  });
-  const stored = await db.database.db
-    .insert(inboxEvents)
-    .values(rows)
-    .returning({ id: inboxEvents.id });
-  return stored.map((row) => row.id).sort((a, b) => a - b);
+    // As the ingress sets them: the cross-channel check looks rows up by these.
+    const resourceType = known ? (payload.type === 'WITHDRAWAL' ? 'withdrawal' : 'sale') : null;
+    const [row] = await db.database.sql<{ id: number }[]>`
+      insert into inbox_events (channel, resource_type, resource_id, notified_status, event_key,
+                                raw_body, payload, body_sha256, headers, state, received_at)
+      values (${channel}, ${resourceType}, ${known ? (payload.id as number) : null},
+              ${known ? (payload.status as string) : null}, ${`test:${index}`}, ${raw},
+              ${JSON.stringify(payload)}::jsonb, ${createHash('sha256').update(raw).digest('hex')},
+              '{}', 'pending', '2026-11-20T12:00:00.000Z')
+      returning id`;
+    if (row) ids.push(row.id);
+  }
+  return ids.sort((a, b) => a - b);
 }
 
 /** Everything the worker writes, without the columns that hold the wall clock. */
 async function snapshot(db: TestDatabase): Promise<Record<string, unknown>> {
-  const query = (text: string) => db.database.db.execute(sql.raw(text));
+  const query = (text: string) => db.database.sql.unsafe(text);
   const [sales, items, withdrawals, history, inbox, discrepancies] = await Promise.all([
     query(`select id, status, payment_method, amount_cents, fee_cents, customer_name,
                   customer_email, customer_document, customer_phone, pix_code, boleto_code,

@@ -36,7 +36,7 @@ const logger = createLogger({
   destination: { write: (line: string) => void logs.push(JSON.parse(line)) },
 });
 const deps = () => ({
-  db: test().database.db,
+  sql: test().database.sql,
   gateway: clientFor(gateway, { timeoutMs: 300 }),
   policy: DEFAULT_WATCH_POLICY,
   logger,
@@ -68,7 +68,7 @@ describe('cashout outcomes', () => {
     expect(postsSince(before)).toBe(1);
     expect(await attempt(result.attemptId)).toMatchObject({
       outcome: 'unknown',
-      amount_cents: '15050',
+      amount_cents: 15050,
       withdrawal_id: null,
       finished: true,
     });
@@ -100,7 +100,7 @@ describe('cashout outcomes', () => {
     expect(result).toMatchObject({ kind: 'succeeded', recordError: null });
     expect(await attempt(result.attemptId)).toMatchObject({
       outcome: 'succeeded',
-      withdrawal_id: '9101',
+      withdrawal_id: 9101,
     });
     expect(await sql()`select status from withdrawals where id = 9101`).toEqual([
       { status: 'PENDING' },
@@ -179,7 +179,7 @@ describe('paymirror cashout', () => {
       expect(run.output()).toMatch(/not written to the mirror/);
       const [row] = await sql()`select outcome, withdrawal_id from cashout_attempts
                                  where withdrawal_id = 9201`;
-      expect(row).toEqual({ outcome: 'succeeded', withdrawal_id: '9201' });
+      expect(row).toEqual({ outcome: 'succeeded', withdrawal_id: 9201 });
     } finally {
       await sql()`alter table withdrawals drop constraint test_refuse_9201`;
     }

@@ -44,7 +44,6 @@ async function finished(inboxId: number) {
 
 function reconcileDeps() {
   return {
-    db: t.db.database.db,
     sql: t.db.database.sql,
     gateway: createGatewayClient({
       baseUrl: gateway.url,
@@ -71,8 +70,8 @@ describe('confirmation of unsigned webhooks', () => {
     const truth = await reconcileDeps().gateway.getTransaction(id);
     expect(sale).toMatchObject({
       status: 'PAGO',
-      amount_cents: '5000',
-      fee_cents: String(truth.systemFeeCents),
+      amount_cents: 5000,
+      fee_cents: truth.systemFeeCents,
       read: true,
     });
     expect(Number(sale?.net_amount_cents)).toBeLessThan(5000);
@@ -142,9 +141,9 @@ describe('confirmation of unsigned webhooks', () => {
       await sql()`select status, amount_cents, net_amount_cents, fee_total_cents from withdrawals where id = ${id}`;
     expect(row).toEqual({
       status: 'FAILED',
-      amount_cents: '15050',
-      net_amount_cents: '14775',
-      fee_total_cents: '275',
+      amount_cents: 15050,
+      net_amount_cents: 14775,
+      fee_total_cents: 275,
     });
   });
 
@@ -371,8 +370,8 @@ describe('CLI', () => {
     const rows =
       await sql()`select id, amount_cents from sales where id in (${first}, ${last}) order by id`;
     expect(rows).toEqual([
-      { id: String(first), amount_cents: '3300' },
-      { id: String(last), amount_cents: '3400' },
+      { id: first, amount_cents: 3300 },
+      { id: last, amount_cents: 3400 },
     ]);
     const again = runCli(
       ['backfill', 'sales', '--from-id', String(first), '--to-id', String(last + 2)],
@@ -401,7 +400,7 @@ describe('CLI', () => {
     const answer = JSON.parse(run.output()) as { id: number; amountCents: number };
     expect(answer.amountCents).toBe(15050);
     const [row] = await sql()`select status, amount_cents from withdrawals where id = ${answer.id}`;
-    expect(row).toEqual({ status: 'PENDING', amount_cents: '15050' });
+    expect(row).toEqual({ status: 'PENDING', amount_cents: 15050 });
     const refused = runCli(
       ['cashout', '--amount', '99.99', '--pix-key', 'maria@example.com'],
       env(),
@@ -421,7 +420,7 @@ describe('end to end with the sandbox', () => {
     try {
       const deps = reconcileDeps();
       const sale = await createSale(
-        { db: deps.db, gateway: deps.gateway, policy: deps.policy },
+        { sql: deps.sql, gateway: deps.gateway, policy: deps.policy },
         {
           amountCents: 15050,
           paymentMethod: 'PIX',
@@ -432,7 +431,7 @@ describe('end to end with the sandbox', () => {
       );
       const [created] =
         await sql()`select status, amount_cents, pix_code is not null as has_pix from sales where id = ${sale.id}`;
-      expect(created).toEqual({ status: 'PENDENTE', amount_cents: '15050', has_pix: true });
+      expect(created).toEqual({ status: 'PENDENTE', amount_cents: 15050, has_pix: true });
       await gateway.control(`/sales/${sale.id}/status`, { status: 'PAGO' });
       await gateway.sandbox.idle();
       const channels = await waitFor(async () => {

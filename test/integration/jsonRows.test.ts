@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { insertRows, TX_NOW, updateRowsById } from '../../src/db/jsonRows.js';
+import { transaction } from '../../src/db/client.js';
+import { insertRows, selectFields, TX_NOW, updateRowsById } from '../../src/db/jsonRows.js';
+import type { SaleRow, WithdrawalRow } from '../../src/db/rows.js';
 import { sales, withdrawals } from '../../src/db/schema.js';
 import { useTestDatabase } from '../support/services.js';
 
@@ -12,13 +13,15 @@ describe('multi-row writes', () => {
   const test = useTestDatabase();
 
   const read = async (id: number) => {
-    const [row] = await test().database.db.select().from(withdrawals).where(eq(withdrawals.id, id));
+    const sql = test().database.sql;
+    const [row] = await sql<WithdrawalRow[]>`
+      select ${selectFields(sql, withdrawals)} from withdrawals where id = ${id}`;
     return row;
   };
 
   it('store dates to the millisecond, an invalid date as null, and now() for TX_NOW', async () => {
     const createdAt = new Date('2026-11-20T13:45:12.345Z');
-    const ids = await test().database.db.transaction(async (tx) => {
+    const ids = await transaction(test().database.sql, async (tx) => {
       const inserted = await insertRows(
         tx,
         withdrawals,
@@ -37,10 +40,8 @@ describe('multi-row writes', () => {
         ],
         { returningIds: true },
       );
-      const [{ now } = { now: '' }] = await tx.execute<{ now: string }>(
-        // The transaction's own clock, as text: the column must hold exactly it.
-        sql`select now()::text as now`,
-      );
+      // The transaction's own clock, as text: the column must hold exactly it.
+      const [{ now } = { now: '' }] = await tx<{ now: string }[]>`select now()::text as now`;
       return { inserted, now };
     });
     expect(ids.inserted.sort()).toEqual([1, 2]);
@@ -56,7 +57,7 @@ describe('multi-row writes', () => {
 
   it('update only the columns each row names, dates included', async () => {
     const processedAt = new Date('2026-11-21T08:00:00.001Z');
-    await test().database.db.transaction((tx) =>
+    await transaction(test().database.sql, (tx) =>
       updateRowsById(tx, withdrawals, [
         { id: 1, status: 'COMPLETED', processedAt },
         { id: 2, pixKey: 'maria@example.com' },
@@ -73,7 +74,7 @@ describe('multi-row writes', () => {
 
   it('clear a column a row names as null, and keep nested documents and escaped text as sent', async () => {
     const shipping = { address: { street: 'Rua "A", 10\\B', zip: '01001-000' }, fee: 1_500 };
-    await test().database.db.transaction(async (tx) => {
+    await transaction(test().database.sql, async (tx) => {
       await updateRowsById(tx, withdrawals, [{ id: 2, pixKey: null }]);
       await insertRows(tx, sales, [
         {
@@ -88,13 +89,15 @@ describe('multi-row writes', () => {
     });
     expect((await read(2))?.pixKey).toBeNull();
     expect((await read(2))?.status).toBe('PENDING');
-    const [sale] = await test().database.db.select().from(sales).where(eq(sales.id, 7));
+    const sql = test().database.sql;
+    const [sale] = await sql<SaleRow[]>`
+      select ${selectFields(sql, sales)} from sales where id = 7`;
     expect(sale?.customerName).toBe('João “Zé” Ñandú 😀');
     expect(sale?.shipping).toEqual(shipping);
   });
 
   it('write a json column as sent: a json null as SQL NULL, a string as a json string, a row that does not name it as null', async () => {
-    await test().database.db.transaction((tx) =>
+    await transaction(test().database.sql, (tx) =>
       insertRows(tx, sales, [
         { id: 8, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1, shipping: null },
         { id: 9, status: 'PENDING', paymentMethod: 'PIX', amountCents: 1, shipping: 'Rua B, 2' },

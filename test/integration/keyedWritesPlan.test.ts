@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import {
+  createDatabase,
+  forceCustomPlans,
+  transaction,
+  type Database,
+  type Sql,
+  type Tx,
+} from '../../src/db/client.js';
 import { updateRowsById } from '../../src/db/jsonRows.js';
-import { sales, withdrawals } from '../../src/db/schema.js';
-import { MirrorRows } from '../../src/mirror/mirrorRows.js';
-import { finishInboxRows } from '../../src/worker/finishInboxRows.js';
-import { releaseDedupeKeys } from '../../src/worker/releaseDedupeKeys.js';
+import { sales } from '../../src/db/schema.js';
+import { finishInboxRows, recordsNamedBy, releaseDedupeKeys } from '../../src/inbox/sql/worker.js';
+import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import type { GatewayTransaction } from '../../src/gateway/types.js';
+import { writeMirror } from '../../src/mirror/applyToMirror.js';
+import { withdrawalRows } from '../../src/mirror/mirrorRows.js';
 import { useTestDatabase, type TestDatabase } from '../support/services.js';
 
 type Table = 'inbox_events' | 'sales' | 'withdrawals' | 'inbox_dedupe_keys';
@@ -18,6 +27,14 @@ async function seqScans(writer: Database, observer: Database, table: Table): Pro
 }
 
 const GROWN_BY = 20_000;
+
+/** A transaction as the mirror writer runs these statements: planned for their values. */
+function asTheWriter<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return transaction(sql, async (tx) => {
+    void forceCustomPlans(tx);
+    return work(tx);
+  });
+}
 
 interface Rows {
   /** What the table holds while the statement's plan is made. */
@@ -89,7 +106,7 @@ describe('the worker’s keyed writes', () => {
       'inbox_events',
       twentyThenGrown(insertInbox),
       (writer) =>
-        writer.db.transaction((tx) =>
+        asTheWriter(writer.sql, (tx) =>
           finishInboxRows(tx, [
             { id: 3, state: 'processed', outcome: 'applied', reason: null },
             { id: 4, state: 'quarantined', outcome: 'unparseable', reason: 'bad' },
@@ -115,7 +132,7 @@ describe('the worker’s keyed writes', () => {
       'sales',
       twentyThenGrown(insertSales),
       (writer) =>
-        writer.db.transaction((tx) =>
+        asTheWriter(writer.sql, (tx) =>
           updateRowsById(tx, sales, [
             { id: 7, status: 'PAGO' },
             { id: 8, customerName: 'Ana' },
@@ -144,7 +161,7 @@ describe('the worker’s keyed writes', () => {
       twentyThenGrown(insertKeys),
       async (writer) => {
         run += 1;
-        await writer.db.transaction((tx) =>
+        await asTheWriter(writer.sql, (tx) =>
           releaseDedupeKeys(tx, [
             { inboxEventId: run, channel: 'webhook', eventKey: `sale:${run}:PAGO` },
             // Another delivery took this key since: it stays.
@@ -165,7 +182,7 @@ describe('the worker’s keyed writes', () => {
     const { database } = test();
     await insertInbox(database, 900_000, 1);
     const reason = "$j$'); drop table sales; -- $j0$ \\ ' \" \u00e9";
-    await database.db.transaction((tx) =>
+    await asTheWriter(database.sql, (tx) =>
       finishInboxRows(tx, [{ id: 900_000, state: 'quarantined', outcome: 'unparseable', reason }]),
     );
     const [row] = await database.sql<{ quarantine_reason: string }[]>`
@@ -174,6 +191,51 @@ describe('the worker’s keyed writes', () => {
     const [sales] = await database.sql<{ kept: boolean }[]>`
       select to_regclass('sales') is not null as kept`;
     expect(sales?.kept).toBe(true);
+  });
+});
+
+/**
+ * The mirror writer itself, in a database of its own (sales as small as a new deployment's):
+ * its statements are planned for their values, whoever calls it.
+ */
+describe('the mirror writer', () => {
+  const test = useTestDatabase();
+
+  it('lock and update records by the primary key after sales grew', async () => {
+    const insertSales = (observer: Database, from: number, count: number) => observer.sql`
+      insert into sales (id, status, payment_method, amount_cents, created_at)
+      select n, 'PENDENTE', 'PIX', 100, now()
+        from generate_series(${from}::bigint, ${from + count - 1}::bigint) as n`;
+    let run = 0;
+    const { before, after } = await afterGrowth(
+      test(),
+      'sales',
+      {
+        seed: (observer) => insertSales(observer, 100_001, 20),
+        grow: (observer) => insertSales(observer, 100_021, GROWN_BY),
+      },
+      async (writer) => {
+        run += 1;
+        // Gateway reads that change a field: the records are locked and updated.
+        await writeMirror(
+          writer.sql,
+          [100_007, 100_008, 100_009].map((id) => ({
+            kind: 'read' as const,
+            resource: 'sale' as const,
+            record: saleRead(id, `Cliente ${run}`),
+            readAt: new Date(),
+            context: { source: 'reconcile' as const, inboxEventId: null },
+            purpose: 'reconcile' as const,
+            runId: null,
+          })),
+          { now: new Date(), policy: DEFAULT_WATCH_POLICY },
+        );
+      },
+    );
+    expect(after).toBe(before);
+    const [row] = await test().database.sql<{ name: string }[]>`
+      select customer_name as name from sales where id = 100007`;
+    expect(row?.name).toBe(`Cliente ${run}`);
   });
 });
 
@@ -202,9 +264,9 @@ describe('the worker’s locking reads', () => {
           select n, 'PENDING', 100 from generate_series(1, ${GROWN_BY}::bigint) as n`,
       },
       async (writer) => {
-        const rows = new MirrorRows(withdrawals);
-        await writer.db.transaction(async (tx) => {
-          await rows.lockNamedByInbox(tx, [700001]);
+        const rows = withdrawalRows();
+        await asTheWriter(writer.sql, async (tx) => {
+          await rows.lockWhere(tx, recordsNamedBy(tx, 'withdrawal', [700001]));
           await rows.lock(tx, [9, 5]);
         });
         locked = [5, 9, 10].filter((id) => rows.get(id) !== undefined);
@@ -215,3 +277,29 @@ describe('the worker’s locking reads', () => {
     expect(locked).toEqual([5, 9]);
   });
 });
+
+function saleRead(id: number, customerName: string): GatewayTransaction {
+  return {
+    id,
+    status: 'PENDENTE',
+    paymentMethod: 'PIX',
+    amountCents: 100 as GatewayTransaction['amountCents'],
+    netAmountCents: null,
+    systemFeeCents: null,
+    reserveAmountCents: null,
+    createdAt: new Date(),
+    completedAt: null,
+    customerName,
+    customerEmail: null,
+    customerDocument: null,
+    customerPhone: null,
+    items: [],
+    pixCode: null,
+    cardLastFour: null,
+    cardBrand: null,
+    boletoCode: null,
+    externalTransactionId: null,
+    installments: null,
+    shipping: null,
+  };
+}

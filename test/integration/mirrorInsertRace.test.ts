@@ -1,9 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { Tx } from '../../src/db/client.js';
-import { executeQuery } from '../../src/db/driverQuery.js';
+import { transaction, type Sql, type Tx } from '../../src/db/client.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
-import { MirrorBatch } from '../../src/mirror/applyToMirror.js';
+import { applyToMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { MirrorInsertRaceError, retryingInsertRaces } from '../../src/mirror/mirrorRows.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
@@ -30,34 +28,55 @@ function signed(status: string, id = SALE): MirrorInput {
 type Database = ReturnType<ReturnType<typeof useTestDatabase>>['database'];
 
 /**
- * Plans a signed PAGO for a sale the mirror does not have and writes it, running `meanwhile` (on
- * another connection) before the first attempt writes and sending `alongside` with that attempt's
- * writes; each attempt's outcome, in order.
+ * Applies a signed PAGO for a sale the mirror does not have while another transaction (on
+ * another connection) has written `meanwhile` without committing: the lock does not see it, the
+ * insert waits on it, and it commits then. `alongside` is sent with the first attempt's writes.
+ * Each attempt's outcome, in order.
  */
 async function writeRacing(
   database: Database,
   id: number,
-  meanwhile: () => Promise<unknown>,
-  alongside: (tx: Tx) => Promise<unknown>[] = () => [],
+  meanwhile: (other: Sql) => Promise<unknown>,
+  alongside: (tx: Tx) => Promise<unknown> = () => Promise.resolve(),
 ): Promise<unknown[]> {
   const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
   const attempts: unknown[] = [];
-  await retryingInsertRaces(() =>
-    database.db.transaction(async (tx) => {
-      const batch = new MirrorBatch();
-      await batch.plan(tx, [signed('PAGO', id)], watch);
-      const first = attempts.length === 0;
-      if (first) await meanwhile();
-      try {
-        await batch.write(tx, () => (first ? alongside(tx) : []));
-        attempts.push('written');
-      } catch (error) {
-        attempts.push(error);
-        throw error;
-      }
-    }),
-  );
+  const other = await database.sql.reserve();
+  try {
+    await other`begin`;
+    await meanwhile(other);
+    const written = retryingInsertRaces(() =>
+      transaction(database.sql, async (tx) => {
+        const first = attempts.length === 0;
+        try {
+          await applyToMirror(tx, [signed('PAGO', id)], watch, {
+            alongside: () => (first ? alongside(tx) : Promise.resolve()),
+          });
+          attempts.push('written');
+        } catch (error) {
+          attempts.push(error);
+          throw error;
+        }
+      }),
+    );
+    await waitForLockWait(database.sql);
+    await other`commit`;
+    await written;
+  } finally {
+    other.release();
+  }
   return attempts;
+}
+
+/** Until a statement of this database waits for a lock (the insert, on the other's row). */
+async function waitForLockWait(sql: Sql): Promise<void> {
+  for (;;) {
+    const [row] = await sql<{ waiting: number }[]>`
+      select count(*)::int as waiting from pg_stat_activity
+       where datname = current_database() and wait_event_type = 'Lock'`;
+    if ((row?.waiting ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /**
@@ -69,9 +88,9 @@ describe('a sale another transaction creates between the lock and the insert', (
 
   it('fails the attempt, what was sent with the insert rolled back, and the next attempt applies the notice to that row', async () => {
     const { database } = test();
-    const attempts = await writeRacing(database, SALE, async () => {
-      // Another transaction (another connection, committed) creates the sale meanwhile.
-      await database.sql`
+    const attempts = await writeRacing(database, SALE, async (other) => {
+      // Another transaction (another connection) creates the sale meanwhile.
+      await other`
         insert into sales (id, status, payment_method, amount_cents)
         values (${SALE}, 'PENDENTE', 'PIX', 15000)`;
     });
@@ -97,22 +116,22 @@ describe('a sale another transaction creates between the lock and the insert', (
     const attempts = await writeRacing(
       database,
       SALE_WITH_ITEMS,
-      () =>
-        database.sql.begin(async (other) => {
-          await other`
-            insert into sales (id, status, payment_method, amount_cents)
-            values (${SALE_WITH_ITEMS}, 'PENDENTE', 'PIX', 15000)`;
-          await other`
-            insert into sale_items (sale_id, item_id, title, unit_price_cents, quantity, tangible)
-            values (${SALE_WITH_ITEMS}, 1, 'Camiseta', 15000, 1, true)`;
-        }),
+      async (other) => {
+        await other`
+          insert into sales (id, status, payment_method, amount_cents)
+          values (${SALE_WITH_ITEMS}, 'PENDENTE', 'PIX', 15000)`;
+        await other`
+          insert into sale_items (sale_id, item_id, title, unit_price_cents, quantity, tangible)
+          values (${SALE_WITH_ITEMS}, 1, 'Camiseta', 15000, 1, true)`;
+      },
       // What is sent with the writes (the worker sends the inbox rows' outcomes) fails too once
       // the transaction is aborted, and may settle first: the race is still what is reported,
       // for it is what another attempt mends.
-      (tx) => [
-        Promise.reject(new Error('a statement sent alongside, settled first')),
-        executeQuery(tx, sql`select 1`),
-      ],
+      (tx) =>
+        Promise.all([
+          Promise.reject(new Error('a statement sent alongside, settled first')),
+          tx`select 1`.execute(),
+        ]),
     );
 
     expect(attempts[0]).toBeInstanceOf(MirrorInsertRaceError);
@@ -125,11 +144,9 @@ describe('a sale another transaction creates between the lock and the insert', (
   it("writes a new sale's items once when two of its notices in one batch bring them", async () => {
     const { database } = test();
     const watch = { now: new Date(), policy: DEFAULT_WATCH_POLICY };
-    await database.db.transaction(async (tx) => {
-      const batch = new MirrorBatch();
-      await batch.plan(tx, [signed('PENDENTE', TWICE), signed('PAGO', TWICE)], watch);
-      await batch.write(tx);
-    });
+    await transaction(database.sql, (tx) =>
+      applyToMirror(tx, [signed('PENDENTE', TWICE), signed('PAGO', TWICE)], watch),
+    );
     const items = await database.sql`select item_id from sale_items where sale_id = ${TWICE}`;
     expect(items).toHaveLength(1);
     const [sale] = await database.sql<{ status: string }[]>`

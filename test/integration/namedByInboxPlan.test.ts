@@ -1,7 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bigintArrayParam } from '../../src/db/anyOf.js';
-import { namedByInbox } from '../../src/mirror/mirrorRows.js';
+import { recordsNamedBy } from '../../src/inbox/sql/worker.js';
 import { useTestDatabase } from '../support/services.js';
 
 interface PlanNode {
@@ -41,9 +39,9 @@ describe('the records inbox rows name', () => {
   });
 
   it('are found by the inbox rows ids alone, with statistics taken before the backlog', async () => {
-    const [row] = await test().database.db.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      sql`explain (format json) select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
-    );
+    const sql = test().database.sql;
+    const [row] = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
+      explain (format json) select ${recordsNamedBy(sql, 'sale', batch)} as named`;
     const plan = row?.['QUERY PLAN'][0].Plan;
     expect(plan).toBeDefined();
     expect(indexesUsed(plan as PlanNode)).toEqual(['inbox_events_pkey']);
@@ -52,13 +50,12 @@ describe('the records inbox rows name', () => {
   });
 
   it('name exactly the records of the kind asked for', async () => {
-    const [row] = await test().database.db.execute<{ named: string[] }>(
-      sql`select ${namedByInbox('sale', bigintArrayParam(batch))} as named`,
-    );
+    const sql = test().database.sql;
+    const [row] = await sql<{ named: string[] }[]>`
+      select ${recordsNamedBy(sql, 'sale', batch)} as named`;
     expect(row?.named.map(Number).sort((a, b) => a - b)).toEqual(batch);
-    const [none] = await test().database.db.execute<{ named: string[] }>(
-      sql`select ${namedByInbox('withdrawal', bigintArrayParam(batch))} as named`,
-    );
+    const [none] = await sql<{ named: string[] }[]>`
+      select ${recordsNamedBy(sql, 'withdrawal', batch)} as named`;
     expect(none?.named).toEqual([]);
   });
 });

@@ -144,11 +144,11 @@ async function deliver(world: Truth, event: Extract<Event, { kind: 'delivery' }>
     ambiguity,
   });
   if (!event.readFirst) {
-    const [alone] = await writeMirror(test().database.db, [signed('defer')], watch);
+    const [alone] = await writeMirror(test().database.sql, [signed('defer')], watch);
     if (alone?.outcome !== 'deferred') return true;
   }
   await writeMirror(
-    test().database.db,
+    test().database.sql,
     [signed('read'), readInput(world, at, 'confirmation')],
     watch,
   );
@@ -166,7 +166,7 @@ describe('observation order (notifications and gateway reads, any interleaving)'
         for (const event of sequence) {
           if (event.kind === 'read') {
             await writeMirror(
-              test().database.db,
+              test().database.sql,
               [readInput(world, event.minute, 'reconcile')],
               watch,
             );
@@ -174,7 +174,7 @@ describe('observation order (notifications and gateway reads, any interleaving)'
             delivered.add(world.path[event.step]!);
           }
         }
-        await writeMirror(test().database.db, [readInput(world, 90, 'reconcile')], watch);
+        await writeMirror(test().database.sql, [readInput(world, 90, 'reconcile')], watch);
 
         const [sale] = await test().database.sql<{ status: string }[]>`
           select status from sales where id = ${SALE_ID}`;

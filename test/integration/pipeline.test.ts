@@ -57,7 +57,7 @@ describe('dedupe', () => {
       outcome: 'noop',
     });
     const rows = await sql()`select fee_cents, external_transaction_id from sales where id = 5002`;
-    expect(rows[0]).toEqual({ fee_cents: '150', external_transaction_id: 'ext-5002' });
+    expect(rows[0]).toEqual({ fee_cents: 150, external_transaction_id: 'ext-5002' });
     expect(await history('sale', 5002)).toHaveLength(1);
   });
 
@@ -129,7 +129,7 @@ describe('ordering', () => {
       await sql()`select status, amount_cents, extract(epoch from gateway_updated_at)::int as updated from withdrawals where id = 9101`;
     expect(rows[0]).toEqual({
       status: 'COMPLETED',
-      amount_cents: '15050',
+      amount_cents: 15050,
       updated: Date.parse('2026-11-20T12:00:00.000Z') / 1000,
     });
   });
@@ -195,11 +195,11 @@ describe('ordering', () => {
     await processed(answer.body.id as number);
     const sale =
       await sql()`select amount_cents, pg_typeof(amount_cents)::text as type from sales where id = 5106`;
-    expect(sale[0]).toEqual({ amount_cents: '123456789', type: 'bigint' });
+    expect(sale[0]).toEqual({ amount_cents: 123456789, type: 'bigint' });
     const items =
       await sql()`select item_id, unit_price_cents, quantity, tangible from sale_items where sale_id = 5106`;
     expect(items).toEqual([
-      { item_id: '1', unit_price_cents: '123456789', quantity: 1, tangible: true },
+      { item_id: 1, unit_price_cents: 123456789, quantity: 1, tangible: true },
     ]);
   });
 });

@@ -81,7 +81,6 @@ async function finished(inboxId: number) {
 
 function reconcileDeps() {
   return {
-    db: t.db.database.db,
     sql: t.db.database.sql,
     gateway: createGatewayClient({
       baseUrl: proxyUrl,
@@ -323,7 +322,7 @@ describe('a gateway read against a newer signed state (item 3)', () => {
       purpose: 'reconcile',
       runId: null,
     };
-    const [result] = await writeMirror(t.db.database.db, [stale], watch());
+    const [result] = await writeMirror(t.db.database.sql, [stale], watch());
     expect(result).toMatchObject({ outcome: 'stale' });
     const path =
       await sql()`select to_status from status_history where resource_id = ${id} order by id`;
@@ -337,7 +336,7 @@ describe('a gateway read against a newer signed state (item 3)', () => {
       record: { ...paid, status: 'PAGO' },
       readAt: new Date(Date.now() + 1000),
     };
-    const [wins] = await writeMirror(t.db.database.db, [fresh], watch());
+    const [wins] = await writeMirror(t.db.database.sql, [fresh], watch());
     expect(wins).toMatchObject({ outcome: 'applied', from: 'ESTORNADO', to: 'PAGO' });
   });
 });

@@ -166,7 +166,7 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
     await driveScenario(scenario, {
       sandboxUrl,
       postbackUrl: `${balancer.url}/postbacks`,
-      db: database.db,
+      sql: database.sql,
       gateway,
       policy: driverConfig.watchPolicy,
       logger: createLogger({ level: 'silent' }),

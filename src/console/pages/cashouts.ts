@@ -1,7 +1,7 @@
 import { html } from '../html.js';
 import type { PageHandler } from '../pageContext.js';
 import { pageParams, queryOf } from '../params.js';
-import { settledCashoutAttempts, undecidedCashoutAttempts } from '../queries.js';
+import { settledCashoutAttempts, undecidedCashoutAttempts } from '../../operations/sql.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
 import { linkFrom, withdrawalHref } from './columns.js';
 

@@ -10,7 +10,7 @@ import {
   STATES,
   type DeliveryParams,
 } from '../params.js';
-import { listDeliveries } from '../queries.js';
+import { listDeliveries } from '../../inbox/sql/deliveries.js';
 import { consoleTable } from '../table.js';
 import { deliveryColumns, withReason } from './columns.js';
 

@@ -4,7 +4,7 @@ import { html } from '../html.js';
 import { facts } from '../layout.js';
 import type { PageHandler } from '../pageContext.js';
 import { recordId } from '../params.js';
-import { deliveryById } from '../queries.js';
+import { deliveryById } from '../../inbox/sql/deliveries.js';
 import { consoleTable } from '../table.js';
 import { saleHref, withdrawalHref } from './columns.js';
 

@@ -2,7 +2,9 @@ import { duration, int, status, when } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { CONSOLE_PATH, facts } from '../layout.js';
 import type { GatewayBudget, PageHandler } from '../pageContext.js';
-import { inboxHealth, latestReconciliationRuns, unresolvedCashoutCounts } from '../queries.js';
+import { inboxHealth } from '../../inbox/sql/deliveries.js';
+import { unresolvedCashoutCounts } from '../../operations/sql.js';
+import { latestReconciliationRuns } from '../../reconciler/sql.js';
 import { consoleTable } from '../table.js';
 import { deliveryHref, runHref } from './columns.js';
 

@@ -3,7 +3,13 @@ import { html, type SafeHtml } from '../html.js';
 import { CONSOLE_PATH, facts } from '../layout.js';
 import type { PageHandler } from '../pageContext.js';
 import { discrepancyParams, queryOf, recordId } from '../params.js';
-import { listDiscrepancies, listReconciliationRuns, reconciliationRunById } from '../queries.js';
+import { discrepancyCountsByRun, listDiscrepancies } from '../../mirror/sql/story.js';
+import {
+  listReconciliationRuns,
+  reconciliationRunById,
+  type RunRow,
+} from '../../reconciler/sql.js';
+import type { Sql } from '../../db/client.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
 import { discrepancyColumns, linkFrom, runHref } from './columns.js';
 
@@ -38,7 +44,9 @@ export const reconciliationPage: PageHandler = async (context) => {
   const filter = parsed.data;
   const sql = context.sources.sql;
   const [runs, discrepancies] = await Promise.all([
-    listReconciliationRuns(sql, { beforeId: null, limit: RUNS_SHOWN }),
+    listReconciliationRuns(sql, { beforeId: null, limit: RUNS_SHOWN }).then((rows) =>
+      withDiscrepancyCounts(sql, rows),
+    ),
     listDiscrepancies(sql, {
       runId: null,
       source: filter.source,
@@ -124,7 +132,8 @@ export const runPage: PageHandler = async (context) => {
   const id = recordId.safeParse(context.params.id);
   if (!id.success) return { kind: 'not_found', what: 'run' };
   const sql = context.sources.sql;
-  const run = await reconciliationRunById(sql, id.data);
+  const stored = await reconciliationRunById(sql, id.data);
+  const [run] = stored ? await withDiscrepancyCounts(sql, [stored]) : [];
   if (!run) return { kind: 'not_found', what: `reconciliation run ${id.data}` };
   const discrepancies = await listDiscrepancies(sql, {
     runId: id.data,
@@ -163,3 +172,15 @@ export const runPage: PageHandler = async (context) => {
       ${context.table(found)}`,
   };
 };
+
+/** Runs with how many discrepancies each recorded (the mirror keeps the discrepancies). */
+async function withDiscrepancyCounts(
+  sql: Sql,
+  runs: readonly RunRow[],
+): Promise<(RunRow & { discrepancy_count: number })[]> {
+  const counts = await discrepancyCountsByRun(
+    sql,
+    runs.map((run) => run.id),
+  );
+  return runs.map((run) => ({ ...run, discrepancy_count: counts.get(run.id) ?? 0 }));
+}

@@ -3,7 +3,7 @@ import { html } from '../html.js';
 import { facts } from '../layout.js';
 import type { PageHandler } from '../pageContext.js';
 import { recordId } from '../params.js';
-import { saleById, saleItemsOf } from '../queries.js';
+import { saleById, saleItemsOf } from '../../mirror/sql/story.js';
 import { consoleTable } from '../table.js';
 import { loadStory, whyNow } from './story.js';
 

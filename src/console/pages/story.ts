@@ -2,14 +2,13 @@ import type { Sql } from '../../db/client.js';
 import { fieldValue, int, status, when } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import type { PageContext } from '../pageContext.js';
+import { deliveriesOf, type ResourceType } from '../../inbox/sql/deliveries.js';
 import {
-  deliveriesOf,
   discrepanciesOf,
   statusHistoryOf,
   type DiscrepancyRow,
   type HistoryRow,
-  type ResourceType,
-} from '../queries.js';
+} from '../../mirror/sql/story.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
 import {
   deliveryColumns,

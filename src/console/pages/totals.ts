@@ -5,7 +5,7 @@ import { html } from '../html.js';
 import { CONSOLE_PATH } from '../layout.js';
 import type { PageContext, PageHandler } from '../pageContext.js';
 import { dayRangeParams, queryOf } from '../params.js';
-import { openDisputes } from '../queries.js';
+import { openDisputes } from '../../reports/sql.js';
 import { consoleTable, type ConsoleColumn } from '../table.js';
 import { linkFrom, saleHref } from './columns.js';
 

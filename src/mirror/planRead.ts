@@ -1,0 +1,92 @@
+import { NEWER_READ_WRITTEN } from '../domain/observationOrder.js';
+import type { Notice } from '../notifications/notification.js';
+import { compareWithGateway } from './compareFields.js';
+import type { MirrorResult, ReadInput } from './inputs.js';
+import type { MirrorRows } from './mirrorRows.js';
+import {
+  afterRead,
+  laterOf,
+  READ_AGAIN,
+  readDiscrepancySource,
+  withoutStatus,
+  type PlanContext,
+} from './planContext.js';
+import type { MirrorRecord, Resource } from './resource.js';
+
+/**
+ * The gateway's record (a GET, or the answer to our own request), requested at `readAt`: the
+ * truth as of then (see decideGatewayRead). Every field it gives is written, each value the
+ * mirror held otherwise recorded as a discrepancy; a move is entered in the history.
+ */
+export function planRead<Row extends MirrorRecord, Read extends { id: number; status: string }>(
+  resource: Resource<Row, Notice, Read>,
+  rows: MirrorRows<Row>,
+  input: ReadInput & { readonly record: Read },
+  ctx: PlanContext,
+): MirrorResult {
+  const read = input.record;
+  const current = rows.get(read.id);
+  const decision = resource.decideRead(current, read, input.readAt);
+  const values = resource.readValues(read);
+  const after = afterRead(resource.watchedRead(read), input, ctx);
+  switch (decision.kind) {
+    case 'stale':
+      if (decision.reason !== NEWER_READ_WRITTEN) rows.update(read.id, READ_AGAIN);
+      return { outcome: 'stale', reason: decision.reason };
+    case 'insert':
+      rows.insert(read.id, { ...values, ...after, statusObservedAt: input.readAt });
+      ctx.writes.addItems(resource.readItems(read), 'gateway');
+      addHistory(resource, read.id, null, read.status, input, ctx);
+      return {
+        outcome: 'applied',
+        from: null,
+        to: read.status,
+        needsReconcile: false,
+        differences: 0,
+      };
+    case 'write': {
+      const row = current as Row;
+      // Two names of one status (a withdrawal's REJECTED and FAILED) are no move.
+      const { update, differences } = compareWithGateway(row, {
+        ...values,
+        status: decision.move ? read.status : row.status,
+      });
+      rows.update(read.id, {
+        ...update,
+        ...after,
+        statusObservedAt: laterOf(row.statusObservedAt, input.readAt),
+      });
+      ctx.writes.addItems(resource.readItems(read), 'gateway');
+      const recorded = input.purpose === 'reconcile' ? differences : withoutStatus(differences);
+      ctx.writes.addDiscrepancies(resource.name, read.id, recorded, {
+        action: 'corrected',
+        source: readDiscrepancySource(input),
+        inboxEventId: input.context.inboxEventId,
+        runId: input.runId,
+      });
+      if (!decision.move) return { outcome: 'noop', differences: recorded.length };
+      const { from, to } = decision.move;
+      addHistory(resource, read.id, from, to, input, ctx);
+      return { outcome: 'applied', from, to, needsReconcile: false, differences: recorded.length };
+    }
+  }
+}
+
+function addHistory(
+  resource: { readonly name: 'sale' | 'withdrawal' },
+  id: number,
+  from: string | null,
+  to: string,
+  input: ReadInput,
+  ctx: PlanContext,
+): void {
+  ctx.writes.addHistory({
+    resource: resource.name,
+    id,
+    from,
+    to,
+    context: input.context,
+    entered: true,
+    observedAt: input.readAt,
+  });
+}
