@@ -35,7 +35,7 @@ interface Inputs {
   readonly variants: readonly Variant[];
 }
 
-/** bench/results.json: the shape issue 6 asks for, then the detail of every run. */
+/** bench/results.json: the headline figures and targets, then the detail of every run. */
 export function buildResults({ plan, machine, started, sections, variants }: Inputs): Results {
   const throughput = throughputOf(sections);
   const e2e = valid<E2eSummary>(sections.e2e);
@@ -121,7 +121,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
     scale: valid<ScaleSummary>(sections.scale) ?? null,
     rss_mb: rss,
     ratios,
-    // Issue 15's targets, all to be met in one run; the lanes issue's postback bound beside them.
+    // The targets (bench/PERFORMANCE.md), all to be met in one run.
     targets: [
       target('ingress_vs_naive', '≥ 1.5', ratios.ingress_vs_naive, (v) => v >= 1.5),
       target('ingress p99 ms at c=50', '≤ 30', ingress?.p99_ms ?? null, (v) => v <= 30),

@@ -23,7 +23,7 @@ export interface PacedLoad {
   /**
    * Requests sent at the same rate just before the measured ones, on their own sale ids, and
    * not measured: the measured requests then meet open sockets and a steady stream, not a
-   * start from idle (see bench/PERFORMANCE.md, session 20).
+   * start from idle.
    */
   readonly leadIn?: { readonly durationSec: number; readonly idBase: number };
 }

@@ -10,8 +10,7 @@ import { median } from '../lib/stats.js';
  * How much a client's queries promote to V8's old generation: three `select 1` at a time for
  * 10 s, each group after a 2 ms timer or after setImmediate, through postgres.js or through a
  * bare socket speaking the simple query protocol. Prints the old space's growth at each young
- * collection (scavenge). bench/PERFORMANCE.md has what it showed: session 17, the promotion;
- * session 18, its cause in postgres.js's `Query` and the patch that removed it.
+ * collection (scavenge): how much of a worker's garbage a driver's per-query objects make.
  *
  *   node --import tsx bench/probes/promotion.ts postgres-timer | postgres-immediate | socket-timer
  */

@@ -30,7 +30,7 @@ export interface BareWorkerSummary extends StartFigures {
 }
 
 /**
- * Issue 15's baseline: the same number of jobs as the worker scenario, queued first, then
+ * The worker's peer: the same number of jobs as the worker scenario, queued first, then
  * drained by bench/servers/bareWorker.ts with paymirror's default concurrency.
  */
 export async function measureBareWorker(plan: Plan): Promise<BareWorkerSummary> {

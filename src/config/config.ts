@@ -52,7 +52,7 @@ const httpUrl = z
  * a batch's fixed cost (its round trips, one commit) is shared by its rows: draining 10,000
  * jobs, one worker applied 1,926 rows/s at 64, 2,905 at 256 and 3,276 at 512, where a bare
  * BullMQ worker doing one INSERT per job levels off at about 4,200 from 128 up
- * (bench/PERFORMANCE.md, "Concurrency").
+ * (bench/PERFORMANCE.md, "512 jobs a worker").
  */
 export const DEFAULT_WORKER_CONCURRENCY = 512;
 

@@ -164,7 +164,7 @@ export async function startPaymirror(
   // commit) and their jobs added many to an addBulk; each request waits for its own commit,
   // not for its job (see ingest.ts). No timer: a batch leaves at the end of the event loop's
   // turn when a slot is free, and the requests that come while the slots are taken make up the
-  // next one (a 2 ms timer instead cost a quarter of the throughput: bench/PERFORMANCE.md).
+  // next one (a 2 ms timer instead cost a quarter of the throughput).
   const batched = roles.has('ingress')
     ? {
         store: createBatchedStore(database.sql, {

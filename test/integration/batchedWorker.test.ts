@@ -138,8 +138,8 @@ describe('processInboxBatch', () => {
   });
 
   it('locks the withdrawals table only for a batch that names a withdrawal', async () => {
-    // A batch of sales used to send its withdrawals lock anyway, to find nothing: Postgres spent
-    // more time planning it than running it (bench/PERFORMANCE.md, session 19). Whether a batch
+    // A lock statement for a table the batch does not touch finds nothing, and Postgres spends
+    // more time planning it than running it. Whether a batch
     // touches the table shows as waiting for it while another transaction holds it exclusively.
     await reset(batched);
     const sales = await storeAll(batched, [
@@ -174,8 +174,8 @@ describe('processInboxBatch', () => {
   });
 
   it('reads the history of the sales the mirror holds, not of those it is creating', async () => {
-    // A backlog of new sales used to read their (empty) history in every batch: about a tenth of a
-    // drain's Postgres time (bench/PERFORMANCE.md, session 30). Reads of status_history show in
+    // A new sale has no history to read: reading it anyway in every batch of a backlog costs about
+    // a tenth of a drain's Postgres time. Reads of status_history show in
     // its statistics, flushed by the one connection that ran the batch. A database of its own: the
     // shared one's other connections would flush their earlier tests' reads at any moment.
     const own = await createTestDatabase();

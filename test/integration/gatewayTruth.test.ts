@@ -17,7 +17,7 @@ import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/cli.js';
 import { createTestQueuePrefix } from '../support/services.js';
 
-// Notifications are hints; the gateway's GET is the truth (issue 3), against the sandbox.
+// Notifications are hints; the gateway's GET is the truth, against the sandbox.
 let gateway: TestSandbox;
 
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import type { Channel } from '../../src/notifications/notification.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
 import { postbackBody, webhookSaleBody, withdrawalBody } from '../support/fixtures.js';
 
-// Issue 7 item 4, below HTTP: every pure function hostile input reaches at the ingress is total
+// Below HTTP: every pure function hostile input reaches at the ingress is total
 // (never throws, whatever the bytes), and whatever it accepts is safe to store.
 
 const SECRET = 'current-secret-0123456789';
