@@ -172,6 +172,16 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
     group: 'Ingress',
     meaning: 'The window of that count',
   },
+  REJECTS_SAMPLE_PER_HOUR: {
+    group: 'Ingress',
+    meaning:
+      'Rejected deliveries (failed authentication) keep their digest, headers, size and first 1 KiB; their whole body only for this many per source (an IPv6 /64 is one) per hour, per ingress process: enough for `paymirror rejected reverify` after a secret mix-up. `0`: never the whole body',
+  },
+  UNAUTHENTICATED_BYTES_PER_MINUTE: {
+    group: 'Ingress',
+    meaning:
+      'Bytes per minute, per ingress process, that rejected deliveries and quarantined webhooks may write (bodies, headers, row). Past it a rejection is not stored (only counted: `paymirror_unauthenticated_skipped_rows_total`) and a quarantined webhook keeps its first 1 KiB (still answered `quarantined` with an id); a quarantined signed postback is always kept whole',
+  },
   SPOOL_DIR: {
     group: 'Ingress',
     meaning:

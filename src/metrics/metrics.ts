@@ -35,6 +35,12 @@ export interface Metrics {
   readonly workerFailures: Counter<'final'>;
   readonly spooled: Counter;
   readonly transitionsDropped: Counter;
+  /** Bytes stored from unauthenticated requests (rejected) and quarantined webhooks. */
+  readonly unauthenticatedKeptBytes: Counter<'kind'>;
+  /** Rejections not stored at all: the byte budget was spent. */
+  readonly unauthenticatedSkippedRows: Counter<'kind'>;
+  /** Bytes not stored: whole skipped rows, and the bodies' tails past their kept head. */
+  readonly unauthenticatedSkippedBytes: Counter<'kind'>;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
   /**
@@ -217,6 +223,24 @@ export function createMetrics(
     transitionsDropped: new Counter({
       name: 'paymirror_transitions_dropped_total',
       help: 'Jobs on the transitions queue that matched no status_history row (injected): not posted',
+      registers,
+    }),
+    unauthenticatedKeptBytes: new Counter({
+      name: 'paymirror_unauthenticated_kept_bytes_total',
+      help: 'Bytes stored for rejected deliveries and quarantined webhooks, by kind (rejected, quarantined): bounded by UNAUTHENTICATED_BYTES_PER_MINUTE',
+      labelNames: ['kind'],
+      registers,
+    }),
+    unauthenticatedSkippedRows: new Counter({
+      name: 'paymirror_unauthenticated_skipped_rows_total',
+      help: 'Rejected deliveries not stored because UNAUTHENTICATED_BYTES_PER_MINUTE was spent (counted and answered as usual)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    unauthenticatedSkippedBytes: new Counter({
+      name: 'paymirror_unauthenticated_skipped_bytes_total',
+      help: 'Bytes of rejected deliveries and quarantined webhooks not stored: skipped rows, and bodies past their first 1 KiB',
+      labelNames: ['kind'],
       registers,
     }),
     spooled: new Counter({

@@ -15,6 +15,7 @@ import { runPeriodically } from '../scheduler/periodic.js';
 import { createRequestListener, type HttpAppDeps } from '../ingress/app.js';
 import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js';
 import type { IngestDeps } from '../ingress/ingest.js';
+import { createUnauthenticatedBytes } from '../ingress/unauthenticatedBytes.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { withTimeout } from '../lib/withTimeout.js';
@@ -208,6 +209,14 @@ export async function startPaymirror(
         spool,
         onSpooled: () => metrics.spooled.inc(),
         recordRejection: (rejected) => storeRejected(database.sql, rejected),
+        unauthenticatedBytes: createUnauthenticatedBytes({
+          ...config.unauthenticated,
+          onDecision: ({ kind, keptBytes, skippedBytes, skippedRow }) => {
+            if (keptBytes > 0) metrics.unauthenticatedKeptBytes.inc({ kind }, keptBytes);
+            if (skippedBytes > 0) metrics.unauthenticatedSkippedBytes.inc({ kind }, skippedBytes);
+            if (skippedRow) metrics.unauthenticatedSkippedRows.inc({ kind });
+          },
+        }),
         // Shared by every ingress process through Redis, so a fleet is no bigger a target.
         authFailures: config.authFailures
           ? createSharedAuthFailureLimiter(producerRedis, {

@@ -71,7 +71,7 @@ describe('X-Powered-By', () => {
 
   it('is absent from the admin listener: /metrics, bull-board (its own Express app), the console', async () => {
     const url = t.app.metricsUrl;
-    const paths: [string, HeadersInit, number][] = [
+    const paths: [string, Record<string, string>, number][] = [
       ['/metrics', {}, 200],
       ['/healthz', {}, 200],
       ['/admin/queues', {}, 401],

@@ -90,8 +90,8 @@ export async function keyOwner(
 function inboxColumns(sql: Sql) {
   return sql`
     id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-    body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-    processed_at`;
+    body_sha256, body_bytes, body_truncated, headers, source_address, state, quarantine_reason,
+    outcome, enqueued_at, processed_at`;
 }
 
 /** The body, sent once: `b.body` is the raw_body, and the payload too when it is its text. */
@@ -109,7 +109,7 @@ function inboxValues(sql: Sql, delivery: Delivery) {
     ${n?.status ?? null}::text, ${delivery.eventKey}::text, b.body,
     case when ${source.kind === 'body'}::boolean then convert_from(b.body, 'UTF8')::jsonb
          else ${source.kind === 'json' ? source.json : null}::jsonb end,
-    ${delivery.bodySha256}::text,
+    ${delivery.bodySha256}::text, ${delivery.bodyBytes}::int, ${delivery.bodyTruncated}::boolean,
     ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
     ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
     ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;
