@@ -115,6 +115,7 @@ export const envSchema = z.object({
   MIGRATE_ON_START: bool.default(true),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(30),
   GATEWAY_MAX_RPS: int(1, 1000).default(5),
+  GATEWAY_UNKNOWN_IDS_PERCENT: int(1, 100).default(20),
   GATEWAY_TIMEOUT_MS: int(100, 120_000).default(10_000),
   RECONCILE_INTERVAL_SECONDS: int(10, 86_400).default(300),
   RECONCILE_BATCH_SIZE: int(1, 10_000).default(200),
@@ -174,6 +175,11 @@ export interface Config {
     readonly publicKey: string;
     readonly privateKey: string;
     readonly maxRps: number;
+    /**
+     * The part of maxRps that reads of records the mirror does not know (webhooks about
+     * unknown ids) may take, in requests per second.
+     */
+    readonly unknownIdsMaxRps: number;
     readonly timeoutMs: number;
   } | null;
   readonly reconcile: {
@@ -319,6 +325,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
             publicKey: e.GATEWAY_PUBLIC_KEY,
             privateKey: e.GATEWAY_PRIVATE_KEY,
             maxRps: e.GATEWAY_MAX_RPS,
+            unknownIdsMaxRps: (e.GATEWAY_MAX_RPS * e.GATEWAY_UNKNOWN_IDS_PERCENT) / 100,
             timeoutMs: e.GATEWAY_TIMEOUT_MS,
           }
         : null,

@@ -143,6 +143,11 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
     meaning:
       'Requests per second to the gateway for the whole account: every process draws from one bucket in Redis (retries included)',
   },
+  GATEWAY_UNKNOWN_IDS_PERCENT: {
+    group: 'The gateway',
+    meaning:
+      'The part of `GATEWAY_MAX_RPS` (in %, shared by every process like it) that confirming webhooks about ids the mirror does not know may take: a leaked webhook URL sending made-up ids slows those down, never the confirmation of a known sale or withdrawal, reconciliation or the operator',
+  },
   GATEWAY_TIMEOUT_MS: {
     group: 'The gateway',
     meaning: 'Per request to the gateway',

@@ -243,7 +243,7 @@ async function store(
     // held every answer for one more batch and round trip; a lost add is the sweeper's.
     const inboxEventId = stored.id;
     deps
-      .enqueue({ id: inboxEventId, channel })
+      .enqueue({ id: inboxEventId, channel, recordKnown: stored.recordKnown })
       .catch((error: unknown) =>
         deps.logger.warn(
           { err: error, inboxEventId },

@@ -28,6 +28,8 @@ export interface Metrics {
   readonly gatewayIndeterminate: Counter<'endpoint' | 'status'>;
   readonly gatewayBudgetTaken: Counter;
   readonly forwardedToConfirmation: Counter;
+  /** Webhooks about unknown ids the gateway disowned in a row (see worker/notOursRun.ts). */
+  readonly unknownWebhooksNotOursInARow: Gauge;
   readonly reconcileRuns: Counter<'status'>;
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
@@ -114,7 +116,7 @@ export function createMetrics(
   });
   new Gauge({
     name: 'paymirror_queue_jobs',
-    help: 'Jobs in each queue (notifications: the signed lane; confirmations: the lane that waits on the gateway), by state',
+    help: 'Jobs in each queue (notifications: the signed lane; confirmations: webhooks about known records, waiting on the gateway; confirmations-unknown: webhooks about unknown ids, within their part of the gateway budget), by state',
     labelNames: ['queue', 'state'],
     registers,
     async collect() {
@@ -190,6 +192,11 @@ export function createMetrics(
     forwardedToConfirmation: new Counter({
       name: 'paymirror_forwarded_to_confirmation_total',
       help: 'Inbox rows the signed lane handed to the confirmation lane (they need a gateway read first)',
+      registers,
+    }),
+    unknownWebhooksNotOursInARow: new Gauge({
+      name: 'paymirror_unknown_webhooks_not_ours_in_a_row',
+      help: 'Webhooks about ids the mirror did not know that the gateway answered not ours (404/403 shape B), in a row, in this worker; one it confirms resets it. A long run: the webhook URL leaked, rotate WEBHOOK_TOKENS',
       registers,
     }),
     reconcileRuns: new Counter({

@@ -30,7 +30,7 @@ import {
   type LaneRow,
 } from '../queue/lanes.js';
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
-import { startConfirmationWorker } from '../worker/confirmationWorker.js';
+import { startConfirmationWorker, startUnknownIdsWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
@@ -117,6 +117,13 @@ export async function startPaymirror(
             ? [
                 startConfirmationWorker({
                   ...laneDeps,
+                  concurrency: config.confirmationConcurrency,
+                  unknownIdsQueue: lanes.unknownIds,
+                  retry,
+                }),
+                startUnknownIdsWorker({
+                  ...laneDeps,
+                  gateway: gatewayClientFor(config, metrics, producerRedis, 'unknownIds'),
                   concurrency: config.confirmationConcurrency,
                 }),
               ]

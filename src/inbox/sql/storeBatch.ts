@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/client.js';
 import type { Delivery } from '../delivery.js';
+import { webhookRecordKnown } from './store.js';
 
 /**
  * The ingress's statements for many deliveries at once: the multi-row forms of claimAndInsert
@@ -12,6 +13,8 @@ export interface BatchClaim {
   readonly o: number;
   readonly id: number;
   readonly claimed: boolean;
+  /** A claimed webhook's: whether the mirror has its record (store.ts, webhookRecordKnown). */
+  readonly recordKnown: boolean | null;
 }
 
 /**
@@ -77,7 +80,9 @@ export async function claimAndInsertBatch(
                     and c.inbox_event_id = i.candidate_id
       returning id
     )
-    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed
+    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed,
+           case when c.inbox_event_id = i.candidate_id then ${webhookRecordKnown(sql, 'i')} end
+             as "recordKnown"
       from input i join claim c on c.channel = i.channel and c.event_key = i.event_key`;
 }
 
