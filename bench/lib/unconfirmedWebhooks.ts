@@ -14,7 +14,7 @@ export interface NotFoundGateway {
 }
 
 /**
- * The lanes issue's flood: webhooks for ids the gateway does not know (a leaked URL). Each one
+ * A leaked webhook URL's flood: webhooks for ids the gateway does not know. Each one
  * waits for a GET, which this gateway answers as it does for an id it does not know (404,
  * shape B), at most FLOOD_GATEWAY_MAX_RPS a second. The sales below
  * UNCONFIRMED_WEBHOOK_FIRST_ID (the measured postbacks' and genuine webhooks') are real: paid,

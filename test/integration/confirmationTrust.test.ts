@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackBody, webhookSaleBody } from '../support/fixtures.js';
 import { startCountingProxy, type CountingProxy } from '../support/countingProxy.js';
-import { startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
+import { inWaves, startTestPaymirror, waitFor, type TestPaymirror } from '../support/paymirror.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import {
   createTestQueuePrefix,
@@ -75,15 +75,6 @@ async function knownSale(status: string): Promise<number> {
   await finished([posted.body.id as number]);
   if (status !== 'PENDENTE') await sandbox.control(`/sales/${id}/status`, { status });
   return id;
-}
-
-async function inWaves<T>(count: number, width: number, send: (i: number) => Promise<T>) {
-  const answers: T[] = [];
-  for (let start = 0; start < count; start += width) {
-    const wave = Array.from({ length: Math.min(width, count - start) }, (_, k) => send(start + k));
-    answers.push(...(await Promise.all(wave)));
-  }
-  return answers;
 }
 
 describe('confirmation by trust', () => {

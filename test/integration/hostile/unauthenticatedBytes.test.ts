@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BODY_HEAD_BYTES } from '../../../src/inbox/keptBody.js';
 import { reverifyRejected } from '../../../src/ingress/reverifyRejected.js';
 import { SELLER_USER_ID, WEBHOOK_TOKEN, postbackBody, sign } from '../../support/fixtures.js';
-import { waitFor } from '../../support/paymirror.js';
+import { inWaves, waitFor } from '../../support/paymirror.js';
 import { useTestApp } from '../../support/testApp.js';
 
 // What unauthenticated requests write is bounded in bytes (SECURITY.md, "Denial of service"):
@@ -25,16 +25,6 @@ const t = useTestApp({
   }),
 });
 const sql = () => t.sql();
-
-/** `count` requests, `width` at a time. */
-async function inWaves<T>(count: number, width: number, send: (i: number) => Promise<T>) {
-  const answers: T[] = [];
-  for (let start = 0; start < count; start += width) {
-    const wave = Array.from({ length: Math.min(width, count - start) }, (_, k) => send(start + k));
-    answers.push(...(await Promise.all(wave)));
-  }
-  return answers;
-}
 
 function padded(body: Record<string, unknown>, size: number): string {
   const text = JSON.stringify({ ...body, padding: '' });
