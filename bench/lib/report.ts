@@ -117,6 +117,7 @@ export function buildResults({ plan, machine, started, sections, variants }: Inp
     lanes: {
       webhooks_queued: lanes?.webhooks_queued ?? null,
       postback_p99_ms: lanes?.postback_p99_ms ?? null,
+      genuine_webhook_p99_ms: lanes?.genuine_webhook_p99_ms ?? null,
     },
     scale: valid<ScaleSummary>(sections.scale) ?? null,
     rss_mb: rss,
@@ -202,7 +203,10 @@ export function printTable(results: Results): void {
       `lanes: ${lanes.webhooks_queued} unconfirmed webhooks queued (gateway budget ` +
         `${lanes.gateway_max_rps}/s); ${lanes.postbacks} signed postbacks sent → applied ` +
         `p50 ${lanes.postback_p50_ms} ms, p99 ${lanes.postback_p99_ms} ms ` +
-        `(max ${lanes.postback_max_ms}); ${lanes.webhooks_still_pending} webhooks still waiting`,
+        `(max ${lanes.postback_max_ms}); ${lanes.genuine_webhooks} genuine webhooks about ` +
+        `known sales sent → confirmed p50 ${lanes.genuine_webhook_p50_ms} ms, ` +
+        `p99 ${lanes.genuine_webhook_p99_ms} ms (max ${lanes.genuine_webhook_max_ms}); ` +
+        `${lanes.webhooks_still_pending} forged webhooks still waiting`,
     );
   }
   const sweep = valid<SweepSummary>(detail.sweep);

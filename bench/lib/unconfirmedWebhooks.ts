@@ -14,12 +14,21 @@ export interface NotFoundGateway {
 }
 
 /**
- * The lanes issue's flood: webhooks for ids the gateway does not know (a leaked URL). Each one
- * waits in the confirmation lane for a GET, which this gateway answers as it does for an id it
- * does not know (404, shape B), at most FLOOD_GATEWAY_MAX_RPS a second.
+ * A leaked webhook URL's flood: webhooks for ids the gateway does not know. Each one
+ * waits for a GET, which this gateway answers as it does for an id it does not know (404,
+ * shape B), at most FLOOD_GATEWAY_MAX_RPS a second. The sales below
+ * UNCONFIRMED_WEBHOOK_FIRST_ID (the measured postbacks' and genuine webhooks') are real: paid,
+ * as bench/lib/postbacks.ts describes them.
  */
 export async function startNotFoundGateway(): Promise<NotFoundGateway> {
-  const server: HttpServer = createServer((_request, response) => {
+  const server: HttpServer = createServer((request, response) => {
+    const id = Number(/^\/api\/transactions\/(\d+)$/.exec(request.url ?? '')?.[1] ?? 0);
+    if (id > 0 && id < UNCONFIRMED_WEBHOOK_FIRST_ID) {
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(paidSaleRead(id)));
+      return;
+    }
     response
       .writeHead(404, { 'content-type': 'application/json' })
       .end(JSON.stringify({ message: 'Transaction not found', error: 'Not Found' }));
@@ -39,6 +48,43 @@ export async function startNotFoundGateway(): Promise<NotFoundGateway> {
   };
 }
 
+/** GET /api/transactions/{id} of a bench sale, paid: the read form (sums in centavos). */
+function paidSaleRead(id: number): Record<string, unknown> {
+  const sale = JSON.parse(postbackBody(id)) as {
+    amount: string;
+    date: string;
+    customerName: string;
+    customerEmail: string;
+    saleItems: {
+      id: number;
+      title: string;
+      unitPrice: string;
+      quantity: number;
+      tangible: boolean;
+    }[];
+  };
+  const amount = Number(sale.amount);
+  const fee = Math.round(amount * 0.0299) + 100;
+  return {
+    id,
+    status: 'PAGO',
+    amount,
+    netAmount: amount - fee,
+    systemFee: fee,
+    reserveAmount: 0,
+    paymentMethod: 'PIX',
+    date: sale.date,
+    completedAt: sale.date,
+    customer: { name: sale.customerName, email: sale.customerEmail },
+    items: sale.saleItems.map((item) => ({ ...item, unitPrice: Number(item.unitPrice) })),
+    pixKey: null,
+    cardLastFour: null,
+    cardBrand: null,
+    boletoCode: null,
+    externalTransactionId: null,
+  };
+}
+
 /** The unconfirmed webhooks' sale ids start here, above every measured postback's. */
 export const UNCONFIRMED_WEBHOOK_FIRST_ID = 800_000_000;
 
@@ -54,6 +100,11 @@ export async function sendUnconfirmedWebhooks(url: string, count: number): Promi
 }
 
 async function sendWebhook(url: string, id: number): Promise<void> {
+  await sendSaleWebhook(url, id);
+}
+
+/** The webhook of a paid bench sale; the inbox id of its row. */
+export async function sendSaleWebhook(url: string, id: number): Promise<number> {
   const body = JSON.parse(postbackBody(id)) as Record<string, unknown>;
   delete body.externalTransactionId;
   const answer = await fetch(`${url}/webhooks/${BENCH_WEBHOOK_TOKEN}`, {
@@ -62,6 +113,7 @@ async function sendWebhook(url: string, id: number): Promise<void> {
     body: JSON.stringify({ ...body, fee: 150, transactionId: id, type: 'TRANSACTION' }),
   });
   if (answer.status !== 200) throw new Error(`webhook ${id} answered ${answer.status}`);
+  return ((await answer.json()) as { id: number }).id;
 }
 
 /** Webhooks still waiting in the confirmation lane. */

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { BODY_HEAD_BYTES } from '../inbox/keptBody.js';
 import type { ReplaySelection } from '../inbox/sql/operator.js';
 import { exitOnError } from './environment.js';
 import {
@@ -170,12 +171,17 @@ export function registerInboxCommands(program: Command): void {
           );
           return result;
         });
-        const { checked, moved, stillRejected } = summary;
+        const { checked, moved, stillRejected, notRecheckable } = summary;
         printResult(
           options.format,
-          { checked, moved, stillRejected },
+          { checked, moved, stillRejected, notRecheckable },
           () =>
-            `checked ${checked}, moved to the inbox ${moved}, still rejected ${stillRejected}\n`,
+            `checked ${checked}, moved to the inbox ${moved}, still rejected ${stillRejected}\n` +
+            (notRecheckable > 0
+              ? `${notRecheckable} cannot be checked again: only the first ${BODY_HEAD_BYTES} bytes ` +
+                'of their body were kept (a few whole bodies per source per hour are); ' +
+                'the gateway must deliver them again\n'
+              : ''),
         );
       })(),
     );

@@ -115,6 +115,7 @@ export const envSchema = z.object({
   MIGRATE_ON_START: bool.default(true),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(30),
   GATEWAY_MAX_RPS: int(1, 1000).default(5),
+  GATEWAY_UNKNOWN_IDS_PERCENT: int(1, 100).default(20),
   GATEWAY_TIMEOUT_MS: int(100, 120_000).default(10_000),
   RECONCILE_INTERVAL_SECONDS: int(10, 86_400).default(300),
   RECONCILE_BATCH_SIZE: int(1, 10_000).default(200),
@@ -130,6 +131,8 @@ export const envSchema = z.object({
   TRANSITIONS_MAX_BACKLOG: int(100, 10_000_000).default(50_000),
   REJECTS_MAX_ROWS: int(0, 10_000_000).default(10_000),
   REJECTS_MAX_AGE_DAYS: int(1, 3650).default(7),
+  REJECTS_SAMPLE_PER_HOUR: int(0, 10_000).default(3),
+  UNAUTHENTICATED_BYTES_PER_MINUTE: int(0, 1024 * 1024 * 1024).default(1024 * 1024),
   INBOX_RETENTION_DAYS: int(0, 36500).default(90),
   SPOOL_DIR: z.string().min(1).default('data/spool'),
   SPOOL_MAX_MB: int(1, 1024 * 1024).default(1024),
@@ -172,6 +175,11 @@ export interface Config {
     readonly publicKey: string;
     readonly privateKey: string;
     readonly maxRps: number;
+    /**
+     * The part of maxRps that reads of records the mirror does not know (webhooks about
+     * unknown ids) may take, in requests per second.
+     */
+    readonly unknownIdsMaxRps: number;
     readonly timeoutMs: number;
   } | null;
   readonly reconcile: {
@@ -187,6 +195,11 @@ export interface Config {
     readonly maxBacklog: number;
   };
   readonly rejects: { readonly maxRows: number; readonly maxAgeDays: number };
+  /**
+   * What unauthenticated requests may write, per ingress process: bytes per minute for rejected
+   * deliveries and quarantined webhooks together, and whole rejected bodies per source per hour.
+   */
+  readonly unauthenticated: { readonly bytesPerMinute: number; readonly samplePerHour: number };
   /**
    * Processed inbox rows older than this, and dedupe keys past their window, are deleted by the
    * scheduler; 0: it deletes neither (`paymirror prune` by hand).
@@ -312,6 +325,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
             publicKey: e.GATEWAY_PUBLIC_KEY,
             privateKey: e.GATEWAY_PRIVATE_KEY,
             maxRps: e.GATEWAY_MAX_RPS,
+            unknownIdsMaxRps: (e.GATEWAY_MAX_RPS * e.GATEWAY_UNKNOWN_IDS_PERCENT) / 100,
             timeoutMs: e.GATEWAY_TIMEOUT_MS,
           }
         : null,
@@ -325,6 +339,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxBacklog: e.TRANSITIONS_MAX_BACKLOG,
     },
     rejects: { maxRows: e.REJECTS_MAX_ROWS, maxAgeDays: e.REJECTS_MAX_AGE_DAYS },
+    unauthenticated: {
+      bytesPerMinute: e.UNAUTHENTICATED_BYTES_PER_MINUTE,
+      samplePerHour: e.REJECTS_SAMPLE_PER_HOUR,
+    },
     inboxRetentionDays: e.INBOX_RETENTION_DAYS,
     adminToken: e.ADMIN_TOKEN ?? null,
     adminWrite: e.ADMIN_WRITE,

@@ -143,6 +143,11 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
     meaning:
       'Requests per second to the gateway for the whole account: every process draws from one bucket in Redis (retries included)',
   },
+  GATEWAY_UNKNOWN_IDS_PERCENT: {
+    group: 'The gateway',
+    meaning:
+      'The part of `GATEWAY_MAX_RPS` (in %, shared by every process like it) that confirming webhooks about ids the mirror does not know may take: a leaked webhook URL sending made-up ids slows those down, never the confirmation of a known sale or withdrawal, reconciliation or the operator',
+  },
   GATEWAY_TIMEOUT_MS: {
     group: 'The gateway',
     meaning: 'Per request to the gateway',
@@ -171,6 +176,16 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   AUTH_FAILURES_WINDOW_SECONDS: {
     group: 'Ingress',
     meaning: 'The window of that count',
+  },
+  REJECTS_SAMPLE_PER_HOUR: {
+    group: 'Ingress',
+    meaning:
+      'Rejected deliveries (failed authentication) keep their digest, headers, size and first 1 KiB; their whole body only for this many per source (an IPv6 /64 is one) per hour, per ingress process: enough for `paymirror rejected reverify` after a secret mix-up. `0`: never the whole body',
+  },
+  UNAUTHENTICATED_BYTES_PER_MINUTE: {
+    group: 'Ingress',
+    meaning:
+      'Bytes per minute, per ingress process, that rejected deliveries and quarantined webhooks may write (bodies, headers, row). Past it a rejection is not stored (only counted: `paymirror_unauthenticated_skipped_rows_total`) and a quarantined webhook keeps its first 1 KiB (still answered `quarantined` with an id); a quarantined signed postback is always kept whole',
   },
   SPOOL_DIR: {
     group: 'Ingress',

@@ -174,9 +174,17 @@ export const inboxEvents = pgTable(
     notifiedStatus: text('notified_status'),
     /** `sale:{id}:{status}`, `withdrawal:{id}:{status}:{updatedAt}`, or `sha256:{hex}` of the compact JSON (quarantined). */
     eventKey: text('event_key').notNull(),
+    /** The body as received; only its first 1 KiB when `body_truncated`. */
     rawBody: bytea('raw_body').notNull(),
     payload: jsonb('payload'),
     bodySha256: text('body_sha256').notNull(),
+    /** The body's size as received (null on rows stored before it was recorded). */
+    bodyBytes: integer('body_bytes'),
+    /**
+     * A quarantined webhook past the unauthenticated byte budget: `raw_body` keeps the body's
+     * first 1 KiB, `payload` is null; its digest, headers and size are kept (SECURITY.md).
+     */
+    bodyTruncated: boolean('body_truncated').notNull().default(false),
     headers: jsonb('headers').notNull(),
     sourceAddress: text('source_address'),
     receivedAt: tstz('received_at').notNull().defaultNow(),
@@ -303,7 +311,16 @@ export const rejectedDeliveries = pgTable(
     channel: text('channel').notNull(),
     /** bad_signature | unknown_token | source_not_allowed | wrong_type | foreign_user | invalid_user_id */
     reason: text('reason').notNull(),
+    /**
+     * The whole body for a sample (REJECTS_SAMPLE_PER_HOUR per source), else its first 1 KiB
+     * (`body_truncated`): enough to recognise it, not to re-verify it.
+     */
     rawBody: bytea('raw_body'),
+    /** sha256 of the whole body, hex; null when no body was read. */
+    bodySha256: text('body_sha256'),
+    /** The body's size as received. */
+    bodyBytes: integer('body_bytes'),
+    bodyTruncated: boolean('body_truncated').notNull().default(false),
     /** Headers as received, the signature included: re-verification needs it. */
     headers: jsonb('headers').notNull(),
     /** sha256 of the path token a webhook came with: enough to re-check, not to replay. */

@@ -2,7 +2,7 @@
 export { createGatewayClient } from './client.js';
 export type { GatewayCall, GatewayClientOptions, GatewayVerdict } from './options.js';
 export { DEFAULT_TIMEOUT_MS } from './options.js';
-export { createRateLimiter, DEFAULT_RATE_LIMIT_PER_SECOND } from './rateLimiter.js';
+export { createRateLimiter, DEFAULT_RATE_LIMIT_PER_SECOND, withinShare } from './rateLimiter.js';
 export type { RateLimiter, RateLimiterOptions } from './rateLimiter.js';
 export { budgetKey, createSharedRateLimiter, readSharedBudget } from './sharedRateLimiter.js';
 export type { BudgetRedis, SharedRateLimiterOptions } from './sharedRateLimiter.js';

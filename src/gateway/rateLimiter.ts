@@ -72,3 +72,12 @@ export function createRateLimiter(
     },
   };
 }
+
+/**
+ * A limit within a limit: each caller takes a token from `share` first, then from `whole`. A
+ * kind of call limited to a part of a budget (`share` fills at that part's rate) still counts
+ * against the whole budget that every other call draws from.
+ */
+export function withinShare(share: RateLimiter, whole: RateLimiter): RateLimiter {
+  return { acquire: () => share.acquire().then(() => whole.acquire()) };
+}

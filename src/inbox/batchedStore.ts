@@ -108,7 +108,11 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
     if (!claim || !first) {
       await storeOneByOne(sql, group, options);
     } else if (claim.claimed) {
-      first.resolve({ kind: first.item.notice ? 'accepted' : 'quarantined', id: claim.id });
+      first.resolve(
+        first.item.notice
+          ? { kind: 'accepted', id: claim.id, recordKnown: claim.recordKnown }
+          : { kind: 'quarantined', id: claim.id },
+      );
       if (rest.length > 0) duplicates.set(key, rest);
     } else if (mayRecycleKey(first.item)) {
       // As storeDelivery: the first may take a finished key over, the rest are its duplicates.
@@ -116,7 +120,7 @@ async function storeBatch(sql: Sql, batch: Waiting[], options: BatchedStoreOptio
         recycleKey(sql, first.item).then(
           (id) => {
             if (id === null) return void duplicates.set(key, group);
-            first.resolve({ kind: 'accepted', id });
+            first.resolve({ kind: 'accepted', id, recordKnown: true });
             if (rest.length > 0) duplicates.set(key, rest);
           },
           (error: unknown) => fallBack(sql, group, options, error),
@@ -134,6 +138,7 @@ interface Claim {
   /** The inbox row the key points to: this delivery's own when claimed, else the first's. */
   readonly id: number;
   readonly claimed: boolean;
+  readonly recordKnown: boolean | null;
 }
 
 /** claimAndInsertBatch's answer by key: `deliveries[i]` is inserted under `keys[i]`. */
@@ -146,7 +151,9 @@ async function claimAndInsert(
   const claims = new Map<string, Claim>();
   for (const row of await claimAndInsertBatch(sql, deliveries, dedupeWindowHours)) {
     const key = keys[row.o];
-    if (key !== undefined) claims.set(key, { id: Number(row.id), claimed: row.claimed });
+    if (key !== undefined) {
+      claims.set(key, { id: Number(row.id), claimed: row.claimed, recordKnown: row.recordKnown });
+    }
   }
   return claims;
 }

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Channel, Notice } from '../notifications/notification.js';
 import { jsonbTakesAsIs, jsonbText } from '../notifications/jsonbSafe.js';
 import { eventKeyOf, parseNotification } from '../notifications/parseNotification.js';
+import { keptBody } from './keptBody.js';
 
 /** An authenticated delivery, ready to be stored in the inbox. */
 export interface Delivery {
@@ -13,7 +14,11 @@ export interface Delivery {
   readonly payloadSource: PayloadSource;
   readonly headers: Record<string, string>;
   readonly sourceAddress: string | null;
+  /** The digest and size of the body as received, whatever `rawBody` keeps of it. */
   readonly bodySha256: string;
+  readonly bodyBytes: number;
+  /** `rawBody` is only the body's head (truncatedDelivery). */
+  readonly bodyTruncated: boolean;
   readonly eventKey: string;
   /** Set when paymirror understood the delivery; otherwise `quarantineReason` says why not. */
   readonly notice: Notice | null;
@@ -63,11 +68,29 @@ export function buildDelivery(input: {
     headers: keptHeaders(input.headers),
     sourceAddress: input.sourceAddress,
     bodySha256,
+    bodyBytes: input.rawBody.length,
+    bodyTruncated: false,
     eventKey: parsed.ok
       ? eventKeyOf(parsed.notice)
       : quarantineKey(input.payload, payloadSource, bodySha256),
     notice: parsed.ok ? parsed.notice : null,
     quarantineReason: parsed.ok ? null : parsed.reason,
+  };
+}
+
+/**
+ * A quarantined delivery that keeps only its body's head (a webhook past the unauthenticated
+ * byte budget): its digest, size, headers and dedupe key are the whole body's, its payload is
+ * not kept.
+ */
+export function truncatedDelivery(delivery: Delivery): Delivery {
+  const kept = keptBody(delivery.rawBody, 'head');
+  if (!kept.truncated) return delivery;
+  return {
+    ...delivery,
+    rawBody: kept.bytes,
+    payloadSource: { kind: 'none', reason: 'not kept: only the first bytes of the body are' },
+    bodyTruncated: true,
   };
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Sql } from '../db/client.js';
 import type { Channel } from '../notifications/notification.js';
+import { keptBody, type BodyKept } from './keptBody.js';
 import { insertRejected } from './sql/rejected.js';
 
 /** A delivery that failed authentication, as kept for diagnosis and re-verification. */
@@ -9,6 +10,8 @@ export interface RejectedDelivery {
   readonly channel: Channel;
   readonly reason: string;
   readonly rawBody: Buffer | null;
+  /** How much of the body to keep (its digest and size are kept either way). */
+  readonly bodyKept: BodyKept;
   readonly headers: IncomingHttpHeaders;
   /** Webhooks: the path token they came with, hashed at once. */
   readonly token: string | null;
@@ -27,10 +30,15 @@ export async function storeRejected(sql: Sql, rejected: RejectedDelivery): Promi
       )
       .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
   );
+  const body = rejected.rawBody;
+  const kept = body === null ? null : keptBody(body, rejected.bodyKept);
   await insertRejected(sql, {
     channel: rejected.channel,
     reason: rejected.reason,
-    rawBody: rejected.rawBody,
+    rawBody: kept?.bytes ?? null,
+    bodySha256: body === null ? null : createHash('sha256').update(body).digest('hex'),
+    bodyBytes: body?.length ?? null,
+    bodyTruncated: kept?.truncated ?? false,
     headers,
     tokenSha256: rejected.token === null ? null : tokenSha256(rejected.token),
     sourceAddress: rejected.sourceAddress,

@@ -11,7 +11,11 @@ import {
 const CYCLE_STATUSES: ReadonlySet<string> = new Set(['PAGO', 'MED', 'CHARGEBACK']);
 
 export type StoreResult =
-  | { readonly kind: 'accepted'; readonly id: number }
+  /**
+   * `recordKnown`: for a webhook, whether the mirror has the record it names (its confirmation
+   * waits in the lane of known records, else in the lane of unknown ids); null otherwise.
+   */
+  | { readonly kind: 'accepted'; readonly id: number; readonly recordKnown: boolean | null }
   | { readonly kind: 'quarantined'; readonly id: number }
   | { readonly kind: 'duplicate'; readonly id: number };
 
@@ -33,11 +37,16 @@ export async function storeDelivery(
   delivery: Delivery,
   options: StoreOptions,
 ): Promise<StoreResult> {
-  const id = await claimAndInsert(sql, delivery, options.dedupeWindowHours);
-  if (id !== null) return { kind: delivery.notice ? 'accepted' : 'quarantined', id };
+  const stored = await claimAndInsert(sql, delivery, options.dedupeWindowHours);
+  if (stored !== null) {
+    return delivery.notice
+      ? { kind: 'accepted', id: stored.id, recordKnown: stored.recordKnown }
+      : { kind: 'quarantined', id: stored.id };
+  }
   if (mayRecycleKey(delivery)) {
     const recycled = await recycleKey(sql, delivery);
-    if (recycled !== null) return { kind: 'accepted', id: recycled };
+    // A key is taken over only from a sale the mirror has.
+    if (recycled !== null) return { kind: 'accepted', id: recycled, recordKnown: true };
   }
   const original = await countDuplicate(sql, delivery.channel, delivery.eventKey);
   if (original !== null) return { kind: 'duplicate', id: original };

@@ -43,7 +43,10 @@ async function loadBoard(queues: readonly Queue[], write: boolean): Promise<Hand
     queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: !write })),
     serverAdapter,
   });
-  return serverAdapter.getRouter() as Handler;
+  // bull-board serves from an Express app of its own, which announces itself by default.
+  const board = serverAdapter.getRouter() as Handler & { disable(setting: string): unknown };
+  board.disable('x-powered-by');
+  return board;
 }
 
 function neverFramed(_req: Request, res: Response, next: NextFunction): void {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import type { LaneRow } from '../queue/lanes.js';
 import { sellerOf } from './sellerCheck.js';
-import { buildDelivery, type Delivery } from '../inbox/delivery.js';
+import { buildDelivery, truncatedDelivery, type Delivery } from '../inbox/delivery.js';
 import type { RejectedDelivery } from '../inbox/rejectedDeliveries.js';
 import { isStorageOutage } from '../inbox/outage.js';
 import type { Spool } from '../inbox/spool.js';
@@ -12,6 +12,7 @@ import type { AuthFailureLimiter } from './authFailureLimiter.js';
 import type { IngestOutcome } from './outcome.js';
 import { verifyPostbackSignature } from './postbackSignature.js';
 import { BodyTooLargeError, isJsonContentType, parseJsonObject, readRawBody } from './rawBody.js';
+import { headerBytes, type UnauthenticatedBytes } from './unauthenticatedBytes.js';
 import { matchesWebhookToken, sourceAddressOf, type SourceAllowlist } from './webhookAuth.js';
 
 export interface IngestDeps {
@@ -35,6 +36,8 @@ export interface IngestDeps {
   onSpooled?(): void;
   /** Keeps a delivery that failed authentication (best effort: never changes the answer). */
   recordRejection(rejected: RejectedDelivery): Promise<void>;
+  /** What rejected deliveries and quarantined webhooks may write, in bytes. */
+  readonly unauthenticatedBytes: UnauthenticatedBytes;
   /** Per-source limit on unauthenticated failures; null: no limit. */
   readonly authFailures: AuthFailureLimiter | null;
   readonly logger: Logger;
@@ -168,7 +171,11 @@ async function failAuthentication(
   return reject(req, deps, channel, reason, await rawBody(), token);
 }
 
-/** Answers the rejection at once; keeping it for `rejected reverify` happens on the side. */
+/**
+ * Answers the rejection at once; keeping it for `rejected reverify` happens on the side, within
+ * the unauthenticated byte budget: its digest, headers, size and head, the whole body for a
+ * sample, nothing once the budget is spent.
+ */
 function reject(
   req: IncomingMessage,
   deps: IngestDeps,
@@ -177,14 +184,22 @@ function reject(
   rawBody: Buffer | null,
   token: string | null,
 ): IngestOutcome {
+  const sourceAddress = sourceAddressOf(req, deps.trustedProxyCount);
+  const bodyKept = deps.unauthenticatedBytes.forRejection(
+    sourceAddress,
+    rawBody?.length ?? 0,
+    headerBytes(req.rawHeaders),
+  );
+  if (bodyKept === 'nothing') return { kind: 'rejected', reason };
   deps
     .recordRejection({
       channel,
       reason,
       rawBody,
+      bodyKept,
       headers: req.headers,
       token,
-      sourceAddress: sourceAddressOf(req, deps.trustedProxyCount),
+      sourceAddress,
     })
     .catch((error: unknown) =>
       deps.logger.warn({ err: error, reason }, 'cannot keep the rejected delivery'),
@@ -217,7 +232,7 @@ async function store(
   });
   let stored: StoreResult;
   try {
-    stored = await deps.store(delivery);
+    stored = await deps.store(withinBudget(req, delivery, deps));
   } catch (error) {
     if (deps.spool && isStorageOutage(error)) return spool(deps.spool, delivery, deps, error);
     deps.logger.error({ err: error, channel }, 'cannot store delivery; answering 503');
@@ -228,7 +243,7 @@ async function store(
     // held every answer for one more batch and round trip; a lost add is the sweeper's.
     const inboxEventId = stored.id;
     deps
-      .enqueue({ id: inboxEventId, channel })
+      .enqueue({ id: inboxEventId, channel, recordKnown: stored.recordKnown })
       .catch((error: unknown) =>
         deps.logger.warn(
           { err: error, inboxEventId },
@@ -243,6 +258,20 @@ async function store(
     );
   }
   return stored;
+}
+
+/**
+ * A quarantined webhook keeps its whole body while the unauthenticated byte budget lasts, then
+ * only its head: its path token is a weaker credential than a postback's HMAC, whose quarantined
+ * body comes from the gateway and is always kept whole.
+ */
+function withinBudget(req: IncomingMessage, delivery: Delivery, deps: IngestDeps): Delivery {
+  if (delivery.channel !== 'webhook' || delivery.notice !== null) return delivery;
+  const kept = deps.unauthenticatedBytes.forQuarantine(
+    delivery.rawBody.length,
+    headerBytes(req.rawHeaders),
+  );
+  return kept === 'whole' ? delivery : truncatedDelivery(delivery);
 }
 
 async function spool(

@@ -21,6 +21,11 @@ export interface ReverifySummary {
   /** Now authentic: stored in the inbox (accepted, duplicate or quarantined there). */
   readonly moved: number;
   readonly stillRejected: number;
+  /**
+   * Kept with only the first bytes of their body (all but a small sample are: SECURITY.md,
+   * "Denial of service"): they cannot be checked again, and the gateway must deliver them again.
+   */
+  readonly notRecheckable: number;
   readonly acceptedIds: readonly number[];
 }
 
@@ -37,7 +42,12 @@ export async function reverifyRejected(
   const tokenHashes = new Set(credentials.webhookTokens.map(tokenSha256));
   const acceptedIds: number[] = [];
   let moved = 0;
+  let notRecheckable = 0;
   for (const row of rows) {
+    if (row.bodyTruncated) {
+      notRecheckable += 1;
+      continue;
+    }
     const payload = row.rawBody ? parseJsonObject(row.rawBody) : null;
     if (!row.rawBody || !payload || !passes(row, payload, credentials, tokenHashes)) continue;
     const stored: StoreResult = await storeDelivery(
@@ -55,7 +65,13 @@ export async function reverifyRejected(
     if (stored.kind === 'accepted') acceptedIds.push(stored.id);
     moved += 1;
   }
-  return { checked: rows.length, moved, stillRejected: rows.length - moved, acceptedIds };
+  return {
+    checked: rows.length,
+    moved,
+    stillRejected: rows.length - moved - notRecheckable,
+    notRecheckable,
+    acceptedIds,
+  };
 }
 
 function passes(

@@ -37,7 +37,8 @@ export async function drainSpool(
       }),
     );
     if (stored.kind === 'accepted') {
-      await enqueue({ id: stored.id, channel: spooled.channel }).catch((error: unknown) =>
+      const row = { id: stored.id, channel: spooled.channel, recordKnown: stored.recordKnown };
+      await enqueue(row).catch((error: unknown) =>
         logger.warn({ err: error, inboxEventId: stored.id }, 'enqueue failed; the sweeper will'),
       );
     }

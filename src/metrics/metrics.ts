@@ -28,6 +28,8 @@ export interface Metrics {
   readonly gatewayIndeterminate: Counter<'endpoint' | 'status'>;
   readonly gatewayBudgetTaken: Counter;
   readonly forwardedToConfirmation: Counter;
+  /** Webhooks about unknown ids the gateway disowned in a row (see worker/notOursRun.ts). */
+  readonly unknownWebhooksNotOursInARow: Gauge;
   readonly reconcileRuns: Counter<'status'>;
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
@@ -35,6 +37,12 @@ export interface Metrics {
   readonly workerFailures: Counter<'final'>;
   readonly spooled: Counter;
   readonly transitionsDropped: Counter;
+  /** Bytes stored from unauthenticated requests (rejected) and quarantined webhooks. */
+  readonly unauthenticatedKeptBytes: Counter<'kind'>;
+  /** Rejections not stored at all: the byte budget was spent. */
+  readonly unauthenticatedSkippedRows: Counter<'kind'>;
+  /** Bytes not stored: whole skipped rows, and the bodies' tails past their kept head. */
+  readonly unauthenticatedSkippedBytes: Counter<'kind'>;
   /** Call on every accepted notification: feeds the silence detector. */
   markAccepted(): void;
   /**
@@ -108,7 +116,7 @@ export function createMetrics(
   });
   new Gauge({
     name: 'paymirror_queue_jobs',
-    help: 'Jobs in each queue (notifications: the signed lane; confirmations: the lane that waits on the gateway), by state',
+    help: 'Jobs in each queue (notifications: the signed lane; confirmations: webhooks about known records, waiting on the gateway; confirmations-unknown: webhooks about unknown ids, within their part of the gateway budget), by state',
     labelNames: ['queue', 'state'],
     registers,
     async collect() {
@@ -186,6 +194,11 @@ export function createMetrics(
       help: 'Inbox rows the signed lane handed to the confirmation lane (they need a gateway read first)',
       registers,
     }),
+    unknownWebhooksNotOursInARow: new Gauge({
+      name: 'paymirror_unknown_webhooks_not_ours_in_a_row',
+      help: 'Webhooks about ids the mirror did not know that the gateway answered not ours (404/403 shape B), in a row, in this worker; one it confirms resets it. A long run: the webhook URL leaked, rotate WEBHOOK_TOKENS',
+      registers,
+    }),
     reconcileRuns: new Counter({
       name: 'paymirror_reconcile_runs_total',
       help: 'Reconciliation passes, by final status (succeeded, partial, failed)',
@@ -217,6 +230,24 @@ export function createMetrics(
     transitionsDropped: new Counter({
       name: 'paymirror_transitions_dropped_total',
       help: 'Jobs on the transitions queue that matched no status_history row (injected): not posted',
+      registers,
+    }),
+    unauthenticatedKeptBytes: new Counter({
+      name: 'paymirror_unauthenticated_kept_bytes_total',
+      help: 'Bytes stored for rejected deliveries and quarantined webhooks, by kind (rejected, quarantined): bounded by UNAUTHENTICATED_BYTES_PER_MINUTE',
+      labelNames: ['kind'],
+      registers,
+    }),
+    unauthenticatedSkippedRows: new Counter({
+      name: 'paymirror_unauthenticated_skipped_rows_total',
+      help: 'Rejected deliveries not stored because UNAUTHENTICATED_BYTES_PER_MINUTE was spent (counted and answered as usual)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    unauthenticatedSkippedBytes: new Counter({
+      name: 'paymirror_unauthenticated_skipped_bytes_total',
+      help: 'Bytes of rejected deliveries and quarantined webhooks not stored: skipped rows, and bodies past their first 1 KiB',
+      labelNames: ['kind'],
       registers,
     }),
     spooled: new Counter({

@@ -12,7 +12,14 @@ export const NOTIFICATIONS_QUEUE = 'notifications';
  * own queue and workers, so the signed lane never waits on the gateway. See src/queue/lanes.ts.
  */
 export const CONFIRMATIONS_QUEUE = 'confirmations';
-export type NotificationQueueName = typeof NOTIFICATIONS_QUEUE | typeof CONFIRMATIONS_QUEUE;
+/**
+ * Webhooks about ids the mirror does not know (a leaked webhook URL sends thousands): their own
+ * queue, read under a bounded part of the gateway budget, so that they never delay the
+ * confirmation of a webhook about a record the mirror knows.
+ */
+export const UNKNOWN_IDS_QUEUE = 'confirmations-unknown';
+export type NotificationQueueName =
+  typeof NOTIFICATIONS_QUEUE | typeof CONFIRMATIONS_QUEUE | typeof UNKNOWN_IDS_QUEUE;
 export const APPLY_NOTIFICATION_JOB = 'apply-notification';
 
 /** The reconciler's scheduled passes (no payload: a pass picks its own rows). */

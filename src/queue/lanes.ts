@@ -5,23 +5,30 @@ import {
   createNotificationQueue,
   enqueueNotifications,
   NOTIFICATIONS_QUEUE,
+  UNKNOWN_IDS_QUEUE,
   type NotificationQueue,
   type RetryPolicy,
 } from './catalog.js';
 
 /**
- * Two lanes of inbox rows. The signed lane (queue `notifications`) applies what needs no
+ * Three lanes of inbox rows. The signed lane (queue `notifications`) applies what needs no
  * gateway read: signed postbacks, and every webhook when there are no gateway keys. The
- * confirmation lane (queue `confirmations`) reads the gateway first: unsigned webhooks, and
- * signed moves on a cycle the signed lane hands over. Each lane has its own workers, so a
- * flood of webhooks (forged ones included) waiting on the gateway budget never delays a
- * signed postback. A row in the wrong lane is still right: the signed lane forwards what
- * needs a read, and the confirmation lane applies what does not.
+ * confirmation lane (queue `confirmations`) reads the gateway first: webhooks about records the
+ * mirror knows, and signed moves on a cycle the signed lane hands over. The lane of unknown ids
+ * (queue `confirmations-unknown`) reads the gateway for webhooks about records the mirror does
+ * not know, under a bounded part of the gateway budget (GATEWAY_UNKNOWN_IDS_PERCENT). Each lane
+ * has its own workers, so a flood of webhooks about made-up ids (a leaked URL) delays neither a
+ * signed postback nor the confirmation of a webhook about a known sale or withdrawal. A row in
+ * the wrong lane is still right: the signed lane forwards what needs a read, the confirmation
+ * lane forwards webhooks about unknown ids, and the others apply what they are given.
  */
 export interface LaneQueues {
   readonly signed: NotificationQueue;
   readonly confirmation: NotificationQueue;
+  readonly unknownIds: NotificationQueue;
 }
+
+export type Lane = keyof LaneQueues;
 
 /** Each queue's BullMQ prefix by its name (a hash tag per queue in a Redis Cluster). */
 export type PrefixFor = (queue: string) => string;
@@ -38,26 +45,40 @@ export function createLaneQueues(connection: ConnectionOptions, prefixFor: Prefi
       prefixFor(CONFIRMATIONS_QUEUE),
       CONFIRMATIONS_QUEUE,
     ),
+    unknownIds: createNotificationQueue(
+      connection,
+      prefixFor(UNKNOWN_IDS_QUEUE),
+      UNKNOWN_IDS_QUEUE,
+    ),
   };
 }
 
 export async function closeLaneQueues(lanes: LaneQueues): Promise<void> {
-  await Promise.all([lanes.signed.close(), lanes.confirmation.close()]);
+  await Promise.all(laneQueueList(lanes).map((queue) => queue.close()));
 }
 
-/** Whether a lane has workers: the confirmation lane reads the gateway, so only with its keys. */
-export function laneRuns(lane: keyof LaneQueues, gatewayConfigured: boolean): boolean {
+/** Whether a lane has workers: the lanes that read the gateway only with its keys. */
+export function laneRuns(lane: Lane, gatewayConfigured: boolean): boolean {
   return lane === 'signed' || gatewayConfigured;
-}
-
-/** Where a stored delivery starts: an unsigned webhook needs the gateway when there is one. */
-export function laneFor(channel: Channel, gatewayConfigured: boolean): keyof LaneQueues {
-  return channel === 'webhook' && gatewayConfigured ? 'confirmation' : 'signed';
 }
 
 export interface LaneRow {
   readonly id: number;
   readonly channel: Channel;
+  /**
+   * A webhook's: whether the mirror has the record it names, as its store statement found
+   * (undefined when not asked: the confirmation lane finds out).
+   */
+  readonly recordKnown?: boolean | null;
+}
+
+/**
+ * Where a stored delivery starts: an unsigned webhook needs the gateway when there is one, in
+ * the lane of unknown ids when its store found the mirror without its record.
+ */
+export function laneFor(row: Omit<LaneRow, 'id'>, gatewayConfigured: boolean): Lane {
+  if (row.channel !== 'webhook' || !gatewayConfigured) return 'signed';
+  return row.recordKnown === false ? 'unknownIds' : 'confirmation';
 }
 
 /** Enqueues each row in its lane (one addBulk per lane). */
@@ -67,18 +88,16 @@ export async function enqueueInLanes(
   gatewayConfigured: boolean,
   retry: RetryPolicy,
 ): Promise<void> {
-  const signed: number[] = [];
-  const confirmation: number[] = [];
-  for (const row of rows) {
-    (laneFor(row.channel, gatewayConfigured) === 'signed' ? signed : confirmation).push(row.id);
-  }
-  await Promise.all([
-    enqueueNotifications(lanes.signed, signed, retry),
-    enqueueNotifications(lanes.confirmation, confirmation, retry),
-  ]);
+  const byLane: Record<Lane, number[]> = { signed: [], confirmation: [], unknownIds: [] };
+  for (const row of rows) byLane[laneFor(row, gatewayConfigured)].push(row.id);
+  await Promise.all(
+    (Object.keys(byLane) as Lane[]).map((lane) =>
+      enqueueNotifications(lanes[lane], byLane[lane], retry),
+    ),
+  );
 }
 
 /** Every lane's queue by its name, for metrics and the admin UI. */
 export function laneQueueList(lanes: LaneQueues): readonly NotificationQueue[] {
-  return [lanes.signed, lanes.confirmation];
+  return [lanes.signed, lanes.confirmation, lanes.unknownIds];
 }

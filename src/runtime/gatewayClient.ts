@@ -7,36 +7,42 @@ import {
   createGatewayClient,
   createRateLimiter,
   createSharedRateLimiter,
+  withinShare,
   type BudgetRedis,
   type GatewayClient,
 } from '../gateway/index.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /**
- * The process's one gateway client, or null without keys. With `redis`, its rate limit is the
+ * The process's gateway client, or null without keys. With `redis`, its rate limit is the
  * account's budget shared with every other process (see sharedRateLimiter); without, this
- * process's alone (tests of the client, a CLI with no Redis configured).
+ * process's alone (tests of the client, a CLI with no Redis configured). `share` 'unknownIds':
+ * the client that confirms webhooks about ids the mirror does not know, which takes a token of
+ * their own part of the budget (GATEWAY_UNKNOWN_IDS_PERCENT, a bucket shared the same way)
+ * before each token of the account's.
  */
 export function gatewayClientFor(
   config: Config,
   metrics: Metrics | null,
   redis: BudgetRedis | null,
+  share: 'all' | 'unknownIds' = 'all',
 ): GatewayClient | null {
   if (!config.gateway) return null;
-  const { maxRps, publicKey } = config.gateway;
+  const { maxRps, unknownIdsMaxRps, publicKey } = config.gateway;
   const onAcquire = () => metrics?.gatewayBudgetTaken.inc();
+  const key = accountBudgetKey(publicKey);
+  const account = redis
+    ? createSharedRateLimiter(redis, { maxPerSecond: maxRps, key, onAcquire })
+    : countingAcquires(createRateLimiter(maxRps), onAcquire);
+  const part = redis
+    ? createSharedRateLimiter(redis, { maxPerSecond: unknownIdsMaxRps, key: `${key}:unknown-ids` })
+    : createRateLimiter(unknownIdsMaxRps);
   return createGatewayClient({
     baseUrl: config.gateway.baseUrl,
     publicKey,
     privateKey: config.gateway.privateKey,
     timeoutMs: config.gateway.timeoutMs,
-    rateLimiter: redis
-      ? createSharedRateLimiter(redis, {
-          maxPerSecond: maxRps,
-          key: accountBudgetKey(publicKey),
-          onAcquire,
-        })
-      : countingAcquires(createRateLimiter(maxRps), onAcquire),
+    rateLimiter: share === 'all' ? account : withinShare(part, account),
     onCall: (call) => {
       const labels = { endpoint: call.endpoint, status: String(call.status) };
       metrics?.gatewayCalls.inc(labels);

@@ -15,6 +15,7 @@ import { runPeriodically } from '../scheduler/periodic.js';
 import { createRequestListener, type HttpAppDeps } from '../ingress/app.js';
 import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js';
 import type { IngestDeps } from '../ingress/ingest.js';
+import { createUnauthenticatedBytes } from '../ingress/unauthenticatedBytes.js';
 import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { withTimeout } from '../lib/withTimeout.js';
@@ -29,7 +30,7 @@ import {
   type LaneRow,
 } from '../queue/lanes.js';
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
-import { startConfirmationWorker } from '../worker/confirmationWorker.js';
+import { startConfirmationWorker, startUnknownIdsWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
@@ -116,6 +117,13 @@ export async function startPaymirror(
             ? [
                 startConfirmationWorker({
                   ...laneDeps,
+                  concurrency: config.confirmationConcurrency,
+                  unknownIdsQueue: lanes.unknownIds,
+                  retry,
+                }),
+                startUnknownIdsWorker({
+                  ...laneDeps,
+                  gateway: gatewayClientFor(config, metrics, producerRedis, 'unknownIds'),
                   concurrency: config.confirmationConcurrency,
                 }),
               ]
@@ -208,6 +216,14 @@ export async function startPaymirror(
         spool,
         onSpooled: () => metrics.spooled.inc(),
         recordRejection: (rejected) => storeRejected(database.sql, rejected),
+        unauthenticatedBytes: createUnauthenticatedBytes({
+          ...config.unauthenticated,
+          onDecision: ({ kind, keptBytes, skippedBytes, skippedRow }) => {
+            if (keptBytes > 0) metrics.unauthenticatedKeptBytes.inc({ kind }, keptBytes);
+            if (skippedBytes > 0) metrics.unauthenticatedSkippedBytes.inc({ kind }, skippedBytes);
+            if (skippedRow) metrics.unauthenticatedSkippedRows.inc({ kind });
+          },
+        }),
         // Shared by every ingress process through Redis, so a fleet is no bigger a target.
         authFailures: config.authFailures
           ? createSharedAuthFailureLimiter(producerRedis, {

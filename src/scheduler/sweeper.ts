@@ -7,6 +7,7 @@ import {
   enqueueInLanes,
   laneFor,
   laneRuns,
+  type Lane,
   type LaneQueues,
   type LaneRow,
 } from '../queue/lanes.js';
@@ -56,9 +57,10 @@ export async function sweepPendingInbox(deps: SweeperDeps): Promise<SweepResult>
 
 /**
  * The swept rows no job will run, once the dead jobs holding their ids are removed. A row's job
- * is looked for in its own lane, then in the other: a row the signed lane handed over (a move
- * that needs a read) waits in the confirmation lane. A lane without workers (laneRuns) counts
- * for nothing: a job there would wait for good.
+ * is looked for in its own lane, then in the others: a row the signed lane handed over (a move
+ * that needs a read) waits in the confirmation lane, a webhook about an unknown id in the lane
+ * of unknown ids. A lane without workers (laneRuns) counts for nothing: a job there would wait
+ * for good.
  */
 async function rowsNoJobWillRun(
   deps: SweeperDeps,
@@ -67,11 +69,9 @@ async function rowsNoJobWillRun(
 ): Promise<{ missing: LaneRow[]; releasedJobs: number }> {
   const missing: LaneRow[] = [];
   let releasedJobs = 0;
-  for (const [lane, other] of [
-    ['signed', 'confirmation'],
-    ['confirmation', 'signed'],
-  ] as const) {
-    const inLane = swept.filter((row) => laneFor(row.channel, deps.gatewayConfigured) === lane);
+  const lanes = Object.keys(deps.lanes) as Lane[];
+  for (const lane of lanes) {
+    const inLane = swept.filter((row) => laneFor(row, deps.gatewayConfigured) === lane);
     if (inLane.length === 0) continue;
     const toAdd = await jobsToAdd(
       deps.lanes[lane],
@@ -79,17 +79,18 @@ async function rowsNoJobWillRun(
       await live(lane),
     );
     releasedJobs += toAdd.released;
-    const waitingInOther =
-      toAdd.inboxEventIds.length > 0 && laneRuns(other, deps.gatewayConfigured)
-        ? await rowsWithLiveJobs(deps.lanes[other], toAdd.inboxEventIds, await live(other))
-        : new Set<number>();
-    const adding = new Set(toAdd.inboxEventIds.filter((id) => !waitingInOther.has(id)));
+    let adding = new Set(toAdd.inboxEventIds);
+    for (const other of lanes) {
+      if (other === lane || adding.size === 0 || !laneRuns(other, deps.gatewayConfigured)) continue;
+      const waiting = await rowsWithLiveJobs(deps.lanes[other], [...adding], await live(other));
+      adding = new Set([...adding].filter((id) => !waiting.has(id)));
+    }
     missing.push(...inLane.filter((row) => adding.has(row.id)));
   }
   return { missing, releasedJobs };
 }
 
-type LiveJobs = (lane: keyof LaneQueues) => Promise<ReadonlySet<string>>;
+type LiveJobs = (lane: Lane) => Promise<ReadonlySet<string>>;
 
 /**
  * Each lane's live job ids (liveJobIds), read once a pass and only for a lane with swept rows to
@@ -98,7 +99,7 @@ type LiveJobs = (lane: keyof LaneQueues) => Promise<ReadonlySet<string>>;
  * always was.
  */
 function liveJobsOnce(lanes: LaneQueues): LiveJobs {
-  const read = new Map<keyof LaneQueues, Promise<ReadonlySet<string>>>();
+  const read = new Map<Lane, Promise<ReadonlySet<string>>>();
   return (lane) => {
     let ids = read.get(lane);
     if (ids === undefined) {

@@ -18,7 +18,9 @@ export type BatchItemResult =
   /** The row needs a gateway read first: left pending for the confirmation path. */
   | { readonly kind: 'forward' }
   /** Its gateway read failed: the row stays pending and its job retries. */
-  | { readonly kind: 'failed'; readonly error: unknown };
+  | { readonly kind: 'failed'; readonly error: unknown }
+  /** A webhook about a record the mirror does not know: left pending for the lane of unknown ids. */
+  | { readonly kind: 'unknownId' };
 
 type ToApply = { readonly row: InboxRow; readonly plan: Extract<RowPlan, { kind: 'apply' }> };
 

@@ -2,9 +2,7 @@ import { createMicroBatcher, type Pending } from '../lib/microBatcher.js';
 import type { BatchItemResult, BatchOptions } from './processInboxBatch.js';
 import type { LaneResult } from './workerOutcome.js';
 
-export interface InboxBatcherOptions {
-  /** Read the gateway first for the rows that need it (the confirmation lane). */
-  readonly read: boolean;
+export interface InboxBatcherOptions extends BatchOptions {
   /** Most rows in one transaction. */
   readonly maxBatch: number;
   /** Batches running at once: while they run, new rows gather for the next one. */
@@ -21,6 +19,13 @@ export interface InboxBatcherOptions {
    * Called outside the batch slots; it settles every row it is given.
    */
   readonly forward: (rows: readonly Pending<number, LaneResult>[]) => void;
+  /**
+   * Webhooks about records the mirror does not know (a run with `triage`): handed to the lane of
+   * unknown ids. Called outside the batch slots; it settles every row it is given.
+   */
+  readonly forwardUnknown?: (rows: readonly Pending<number, LaneResult>[]) => void;
+  /** What became of rows no job of this batch asked for (other webhooks its reads answered). */
+  readonly onExtra?: (id: number, result: LaneResult) => void;
   readonly onBatchFailure: (error: unknown, size: number) => void;
 }
 
@@ -53,7 +58,16 @@ export class MissingBatchResultError extends Error {
  */
 export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
   const batcher = createMicroBatcher<number, LaneResult>(
-    (batch) => runRows(batch, { read: options.read }, options),
+    (batch) =>
+      runRows(
+        batch,
+        {
+          read: options.read,
+          ...(options.triage !== undefined ? { triage: options.triage } : {}),
+          ...(options.joinReads !== undefined ? { joinReads: options.joinReads } : {}),
+        },
+        options,
+      ),
     {
       maxBatch: options.maxBatch,
       maxWaitMs: 0,
@@ -65,11 +79,17 @@ export function createInboxBatcher(options: InboxBatcherOptions): InboxBatcher {
   return { process: (id) => batcher.add(id), close: () => batcher.close() };
 }
 
-/** Runs rows together and settles each; `forward` gets the ones that need a read first. */
+/**
+ * Runs rows together and settles each; `forward` gets the ones that need a read first,
+ * `forwardUnknown` the webhooks about unknown records.
+ */
 export async function runRows(
   rows: readonly Pending<number, LaneResult>[],
   batch: BatchOptions,
-  options: Pick<InboxBatcherOptions, 'run' | 'forward' | 'onBatchFailure'>,
+  options: Pick<
+    InboxBatcherOptions,
+    'run' | 'forward' | 'forwardUnknown' | 'onExtra' | 'onBatchFailure'
+  >,
 ): Promise<void> {
   let results: Map<number, BatchItemResult>;
   try {
@@ -85,12 +105,29 @@ export async function runRows(
     return;
   }
   const forward: Pending<number, LaneResult>[] = [];
+  const unknownIds: Pending<number, LaneResult>[] = [];
   for (const row of rows) {
     const result = results.get(row.item);
+    results.delete(row.item);
     if (!result) row.reject(new MissingBatchResultError(row.item));
     else if (result.kind === 'forward') forward.push(row);
+    else if (result.kind === 'unknownId') unknownIds.push(row);
     else if (result.kind === 'failed') row.reject(result.error);
     else row.resolve(result);
   }
   if (forward.length > 0) options.forward(forward);
+  if (unknownIds.length > 0) {
+    if (options.forwardUnknown) options.forwardUnknown(unknownIds);
+    else for (const row of unknownIds) row.reject(new NoUnknownIdsLaneError(row.item));
+  }
+  for (const [id, result] of results) {
+    if (result.kind === 'done' || result.kind === 'quarantined') options.onExtra?.(id, result);
+  }
+}
+
+export class NoUnknownIdsLaneError extends Error {
+  override readonly name = 'NoUnknownIdsLaneError';
+  constructor(id: number) {
+    super(`inbox row ${id} is a webhook about an unknown id, and there is no lane to hand it to`);
+  }
 }

@@ -41,10 +41,11 @@ export function startLaneWorker(
   batcher: InboxBatcher,
   concurrency: number,
   deps: LaneWorkerDeps,
+  onResult: (result: LaneResult) => void = () => {},
 ): LaneWorker {
   const worker = new Worker<NotificationJob, void, typeof APPLY_NOTIFICATION_JOB>(
     queue,
-    (job) => runJob(job, batcher, deps),
+    (job) => runJob(job, batcher, deps, onResult),
     {
       connection: deps.connection,
       prefix: deps.prefixFor(queue),
@@ -62,6 +63,7 @@ async function runJob(
   job: Job<NotificationJob>,
   batcher: InboxBatcher,
   deps: LaneWorkerDeps,
+  onResult: (result: LaneResult) => void,
 ): Promise<void> {
   const data = notificationJobSchema.safeParse(job.data);
   if (!data.success) throw new UnrecoverableError(`malformed job payload: ${data.error.message}`);
@@ -82,10 +84,16 @@ async function runJob(
     );
     throw error;
   }
-  observe(result, inboxEventId, deps);
+  observeResult(result, inboxEventId, deps);
+  onResult(result);
 }
 
-function observe(result: LaneResult, inboxEventId: number, deps: LaneWorkerDeps): void {
+/** A row's result in the metrics and the log (a job's, or a row another job's read answered). */
+export function observeResult(
+  result: LaneResult,
+  inboxEventId: number,
+  deps: Pick<LaneWorkerDeps, 'metrics' | 'logger'>,
+): void {
   switch (result.kind) {
     case 'done': {
       deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
@@ -105,8 +113,18 @@ function observe(result: LaneResult, inboxEventId: number, deps: LaneWorkerDeps)
       deps.logger.warn({ inboxEventId, reason: result.reason }, 'notification quarantined');
       return;
     case 'forwarded':
-      deps.metrics.forwardedToConfirmation.inc();
-      deps.logger.debug({ inboxEventId }, 'needs a gateway read: handed to the confirmation lane');
+      if (result.to === 'confirmation') {
+        deps.metrics.forwardedToConfirmation.inc();
+        deps.logger.debug(
+          { inboxEventId },
+          'needs a gateway read: handed to the confirmation lane',
+        );
+      } else {
+        deps.logger.debug(
+          { inboxEventId },
+          'about an unknown id: handed to the lane of unknown ids',
+        );
+      }
       return;
     case 'skipped':
       deps.logger.debug({ inboxEventId, state: result.state }, 'inbox row already finished');

@@ -53,7 +53,7 @@ export function startNotificationWorker(deps: SignedLaneDeps): RunningLane {
         deps.retry,
       ).then(
         () => {
-          for (const row of rows) row.resolve({ kind: 'forwarded' });
+          for (const row of rows) row.resolve({ kind: 'forwarded', to: 'confirmation' });
         },
         (error: unknown) => {
           for (const row of rows) row.reject(error);

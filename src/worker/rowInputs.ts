@@ -49,6 +49,12 @@ export interface RowPlanOptions {
   readonly holdUnconfirmable: boolean;
   /** The reads done for this batch, by recordKey. */
   readonly reads: ReadonlyMap<string, GatewayRead>;
+  /**
+   * Webhooks whose read may have begun before they were received (a read in flight they joined,
+   * or one a webhook received earlier waited for): it may confirm them; anything else it says
+   * is about an earlier moment, and they are read again.
+   */
+  readonly confirmOnly: ReadonlySet<number>;
 }
 
 /** The mirror inputs of a row: its notice with the provenance its channel and read give it. */
@@ -75,6 +81,12 @@ export function planRow(row: InboxRow, options: RowPlanOptions): RowPlan {
     return { kind: 'apply', notice, contradicted: false, inputs: [unverified] };
   }
   if (!read) return { kind: 'forward' };
+  if (
+    options.confirmOnly.has(row.id) &&
+    !(read.kind === 'record' && confirms(read.read.record.status, notice))
+  ) {
+    return { kind: 'forward' };
+  }
   if (read.kind === 'failed') return { kind: 'failed', error: read.error };
   if (read.kind === 'not_ours') {
     return {

@@ -34,8 +34,9 @@ export type ProcessResult =
   | { readonly kind: 'skipped'; readonly state: string }
   | { readonly kind: 'missing' };
 
-/** What a lane's job ends with: a result, or the row handed to the confirmation lane. */
-export type LaneResult = ProcessResult | { readonly kind: 'forwarded' };
+/** What a lane's job ends with: a result, or the row handed to another lane. */
+export type LaneResult =
+  ProcessResult | { readonly kind: 'forwarded'; readonly to: 'confirmation' | 'unknownIds' };
 
 /** What the worker did with one row's notification, from what its mirror inputs did. */
 export interface Applied {

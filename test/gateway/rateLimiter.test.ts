@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../src/gateway/index.js';
+import { createRateLimiter, withinShare } from '../../src/gateway/index.js';
 import type { RateLimiter } from '../../src/gateway/index.js';
 import { clientFor, startFakeGateway, transactionWire } from './fakeGateway.js';
 import type { FakeGateway } from './fakeGateway.js';
@@ -186,5 +186,36 @@ describe('one limiter shared by three clients', () => {
     for (let i = rate; i < sorted.length; i += 1) {
       expect(sorted[i]! - sorted[i - 1]!).toBeGreaterThanOrEqual(1000 / rate);
     }
+  });
+});
+
+describe('withinShare', () => {
+  it('takes a token of the share, then one of the whole budget, for each call', async () => {
+    const taken: string[] = [];
+    const limiter = (name: string): RateLimiter => ({
+      acquire: async () => {
+        taken.push(name);
+      },
+    });
+    const shared = withinShare(limiter('share'), limiter('whole'));
+    await shared.acquire();
+    await shared.acquire();
+    expect(taken).toEqual(['share', 'whole', 'share', 'whole']);
+  });
+
+  it('a call waits for its share even while the whole budget has room', async () => {
+    const clock = manualClock();
+    const share = createRateLimiter(1, { now: clock.now, sleep: clock.sleep });
+    const whole = createRateLimiter(100, { now: clock.now, sleep: clock.sleep });
+    const limited = withinShare(share, whole);
+    let granted = 0;
+    for (let i = 0; i < 3; i += 1) void limited.acquire().then(() => (granted += 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(granted).toBe(1);
+    // The whole budget is not spent by the calls the share holds back.
+    await whole.acquire();
+    clock.advance();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(granted).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import { MAX_JOBS_PER_ADD_BULK } from '../../src/queue/addInChunks.js';
 import { createBatchedEnqueue } from '../../src/queue/batchedEnqueue.js';
 import {
   CONFIRMATIONS_QUEUE,
+  UNKNOWN_IDS_QUEUE,
   createNotificationQueue,
   notificationJobId,
   type NotificationQueue,
@@ -15,7 +16,8 @@ let prefix: TestQueuePrefix;
 let redis: Redis;
 let queue: NotificationQueue;
 let confirmations: NotificationQueue;
-const lanes = (): LaneQueues => ({ signed: queue, confirmation: confirmations });
+let unknownIds: NotificationQueue;
+const lanes = (): LaneQueues => ({ signed: queue, confirmation: confirmations, unknownIds });
 const retry = { attempts: 3, backoffMs: 10 };
 
 beforeAll(() => {
@@ -23,10 +25,12 @@ beforeAll(() => {
   redis = new Redis(prefix.redisUrl, { maxRetriesPerRequest: null });
   queue = createNotificationQueue(redis, prefix.prefix);
   confirmations = createNotificationQueue(redis, prefix.prefix, CONFIRMATIONS_QUEUE);
+  unknownIds = createNotificationQueue(redis, prefix.prefix, UNKNOWN_IDS_QUEUE);
 });
 afterAll(async () => {
   await queue?.close();
   await confirmations?.close();
+  await unknownIds?.close();
   redis?.disconnect();
   await prefix?.drop();
 });
@@ -104,5 +108,22 @@ describe('createBatchedEnqueue', () => {
     ]);
     expect(await queue.getJob(notificationJobId(5002))).toBeDefined();
     expect(await queue.getJob(notificationJobId(5001))).toBeUndefined();
+  });
+
+  it('puts a webhook whose store found no mirror record in the lane of unknown ids', async () => {
+    const enqueue = createBatchedEnqueue(lanes(), true, retry, { maxBatch: 10, maxWaitMs: 5 });
+    await Promise.all([
+      enqueue.enqueue({ id: 6001, channel: 'webhook', recordKnown: false }),
+      enqueue.enqueue({ id: 6002, channel: 'webhook', recordKnown: true }),
+      enqueue.enqueue({ id: 6003, channel: 'webhook', recordKnown: null }),
+    ]);
+    await enqueue.close();
+    const waiting = async (lane: NotificationQueue) =>
+      (await lane.getJobs(['waiting'])).map((job) => job.id).sort();
+    expect(await waiting(unknownIds)).toEqual([notificationJobId(6001)]);
+    expect(await waiting(confirmations)).toEqual(
+      expect.arrayContaining([notificationJobId(6002), notificationJobId(6003)]),
+    );
+    expect(await waiting(confirmations)).not.toContain(notificationJobId(6001));
   });
 });

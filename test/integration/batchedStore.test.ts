@@ -182,7 +182,11 @@ describe('createBatchedStore', () => {
     const store = createBatchedStore(sql(), { ...WINDOW, maxBatch: 2, maxWaitMs: 1000 });
     const [first, second] = await Promise.all([store.store(delivery), store.store(delivery)]);
     await store.close();
-    expect(first).toEqual({ kind: 'accepted', id: expect.any(Number) as number });
+    expect(first).toEqual({
+      kind: 'accepted',
+      id: expect.any(Number) as number,
+      recordKnown: null,
+    });
     expect(second).toEqual({ kind: 'duplicate', id: first?.id });
     const [row] = await sql()`select delivery_count from inbox_events where id = ${first?.id ?? 0}`;
     expect(row).toEqual({ delivery_count: 2 });

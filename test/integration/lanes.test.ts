@@ -58,7 +58,7 @@ describe('lanes', () => {
       ),
     );
     expect(hooks.every((answer) => answer.body.status === 'accepted')).toBe(true);
-    // The confirmation lane's slots are all taken by reads the gateway never answers.
+    // The lane of unknown ids has its slots all taken by reads the gateway never answers.
     await waitFor(() => gets >= 1, { what: 'a GET in flight' });
 
     const post = await app.postback(postbackBody({ id: 620_001, status: 'PAGO' }));
@@ -74,13 +74,16 @@ describe('lanes', () => {
     expect(pending?.waiting).toBe(FLOOD);
   });
 
-  it('shows each lane in the metrics: the confirmation lane backed up, the signed one empty', async () => {
+  it('shows each lane in the metrics: the lane of unknown ids backed up, the others empty', async () => {
     const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     const sample = (labels: string) =>
       Number(new RegExp(`^paymirror_queue_jobs\\{${labels}\\} (\\d+)`, 'm').exec(text)?.[1]);
-    expect(sample('queue="confirmations",state="waiting"')).toBeGreaterThan(0);
+    expect(sample('queue="confirmations-unknown",state="waiting"')).toBeGreaterThan(0);
+    expect(sample('queue="confirmations",state="waiting"')).toBe(0);
     expect(sample('queue="notifications",state="waiting"')).toBe(0);
-    expect(text).toMatch(/^paymirror_queue_oldest_waiting_age_seconds\{queue="confirmations"\} /m);
+    expect(text).toMatch(
+      /^paymirror_queue_oldest_waiting_age_seconds\{queue="confirmations-unknown"\} /m,
+    );
   });
 });
 

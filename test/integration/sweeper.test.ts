@@ -25,7 +25,11 @@ describe('the sweeper', () => {
     await test().database.sql`truncate inbox_events, inbox_dedupe_keys cascade`;
     queue = createTestQueuePrefix();
     lanes = createLaneQueues({ url: queue.redisUrl }, () => queue.prefix);
-    await Promise.all([lanes.signed.waitUntilReady(), lanes.confirmation.waitUntilReady()]);
+    await Promise.all([
+      lanes.signed.waitUntilReady(),
+      lanes.confirmation.waitUntilReady(),
+      lanes.unknownIds.waitUntilReady(),
+    ]);
   });
   afterEach(async () => {
     await closeLaneQueues(lanes);
@@ -121,6 +125,16 @@ describe('the sweeper', () => {
     expect(await sweep(true)).toEqual({ requeued: 0, released: 0 });
     expect(await stateIn('signed', inboxId)).toBe('unknown');
     expect(await stateIn('confirmation', inboxId)).toBe('waiting');
+  });
+
+  it('leaves a webhook about an unknown id where it waits, in the lane of unknown ids', async () => {
+    const [inboxId = 0] = await webhooksWaiting(7206, 1);
+    await lanes.confirmation.remove(notificationJobId(inboxId));
+    await enqueueNotifications(lanes.unknownIds, [inboxId], retry);
+
+    expect(await sweep(true)).toEqual({ requeued: 0, released: 0 });
+    expect(await stateIn('unknownIds', inboxId)).toBe('waiting');
+    expect(await stateIn('confirmation', inboxId)).toBe('unknown');
   });
 
   it('adds a row waiting in the confirmation lane to the signed lane once there are no gateway keys', async () => {

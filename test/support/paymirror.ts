@@ -117,6 +117,20 @@ export async function acceptWithoutWorker(
   }
 }
 
+/** `count` calls of `send`, `width` at a time (a flood that does not open thousands of sockets). */
+export async function inWaves<T>(
+  count: number,
+  width: number,
+  send: (i: number) => Promise<T>,
+): Promise<T[]> {
+  const answers: T[] = [];
+  for (let start = 0; start < count; start += width) {
+    const wave = Array.from({ length: Math.min(width, count - start) }, (_, k) => send(start + k));
+    answers.push(...(await Promise.all(wave)));
+  }
+  return answers;
+}
+
 /** Polls until `check` returns a value other than undefined/false, or fails after the deadline. */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,

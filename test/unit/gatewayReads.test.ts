@@ -26,7 +26,7 @@ describe('readRecords', () => {
     const request = { resource: 'sale' as const, id: 7, notBefore: at(0) };
     const reads = readRecords(gateway, [request, request, { ...request, id: 8 }], () => at(10));
     answerAll();
-    expect((await reads).size).toBe(2);
+    expect((await reads).reads.size).toBe(2);
     expect(calls).toEqual([7, 8]);
   });
 
@@ -73,6 +73,72 @@ describe('readRecords', () => {
     answerAll();
     const answer = await fourth;
     expect(calls).toEqual([7, 7, 7]);
-    expect(answer.get('sale:7')).toMatchObject({ kind: 'record', read: { readAt: at(5000) } });
+    expect(answer.reads.get('sale:7')).toMatchObject({
+      kind: 'record',
+      read: { readAt: at(5000) },
+    });
+  });
+
+  it('a webhook may join a read in flight begun before it: the read is marked joined', async () => {
+    const { gateway, calls, answerAll } = countingGateway();
+    const recent = createRecentReads(2000);
+    let clock = 100;
+    const now = () => at(clock);
+    const first = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 9, notBefore: at(50) }],
+      now,
+      recent,
+    );
+    clock = 400;
+    // Received after the first read began, and willing to take an earlier read: no new GET.
+    const late = readRecords(
+      gateway,
+      [{ resource: 'sale', id: 9, notBefore: at(300), acceptEarlier: true }],
+      now,
+      recent,
+    );
+    answerAll();
+    const [own, joined] = await Promise.all([first, late]);
+    expect(calls).toEqual([9]);
+    expect([...own.joined, ...own.reused]).toEqual([]);
+    expect([...joined.joined]).toEqual(['sale:9']);
+    expect([...joined.reused]).toEqual(['sale:9']);
+    // Two rows of one record: the read is taken early only if both accept it.
+    const mixed = readRecords(
+      gateway,
+      [
+        { resource: 'sale', id: 9, notBefore: at(350), acceptEarlier: true },
+        { resource: 'sale', id: 9, notBefore: at(360) },
+      ],
+      now,
+      recent,
+    );
+    answerAll();
+    expect((await mixed).joined.size).toBe(0);
+    expect(calls).toEqual([9, 9]);
+  });
+
+  it('shares a read in flight however long it waits on the budget; once answered, for the ttl', async () => {
+    const { gateway, calls, answerAll } = countingGateway();
+    const recent = createRecentReads(2000);
+    let clock = 0;
+    const now = () => at(clock);
+    const ask = (notBefore: number) =>
+      readRecords(gateway, [{ resource: 'sale', id: 5, notBefore: at(notBefore) }], now, recent);
+    const first = ask(0);
+    clock = 10_000; // still in flight ten seconds later
+    const second = ask(0);
+    answerAll();
+    await Promise.all([first, second]);
+    expect(calls).toEqual([5]);
+    clock = 11_500; // answered at 10 000: within the ttl
+    await ask(0);
+    expect(calls).toEqual([5]);
+    clock = 12_500;
+    const third = ask(0);
+    answerAll();
+    await third;
+    expect(calls).toEqual([5, 5]);
   });
 });

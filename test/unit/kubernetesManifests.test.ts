@@ -127,6 +127,95 @@ describe('deploy/kubernetes', () => {
     }
   });
 
+  it('mounts no service-account token in any pod (paymirror never calls the Kubernetes API)', () => {
+    const pods = [...workloads, ...ofKind('Job')];
+    expect(pods.length).toBeGreaterThan(ROLES.length - 1);
+    for (const pod of pods) {
+      expect(pod.spec.template.spec.automountServiceAccountToken, pod.metadata.name).toBe(false);
+    }
+  });
+
+  describe('network policies', () => {
+    const policies = ofKind('NetworkPolicy');
+    const selects = (policy: Doc, labels: Record<string, string>) =>
+      Object.entries(policy.spec.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+    /** Every (port, peer) a pod with these labels accepts connections on, across the policies. */
+    const admitted = (labels: Record<string, string>) =>
+      policies
+        .filter((policy) => selects(policy, labels))
+        .flatMap((policy) =>
+          (policy.spec.ingress ?? []).flatMap((rule: Doc) =>
+            (rule.ports ?? [{ port: 'any' }]).flatMap((port: Doc) =>
+              (rule.from ?? [{ anyone: true }]).map((peer: Doc) => ({ port: port.port, peer })),
+            ),
+          ),
+        );
+    const CONTROLLER = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': expect.any(String) } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': expect.any(String) } },
+    };
+
+    it('select every pod and restrict what reaches it (policyTypes Ingress)', () => {
+      for (const pod of [...workloads, ...ofKind('Job')]) {
+        const labels = pod.spec.template.metadata.labels;
+        const mine = policies.filter((policy) => selects(policy, labels));
+        expect(mine.length, pod.metadata.name).toBeGreaterThan(0);
+        for (const policy of mine) expect(policy.spec.policyTypes).toContain('Ingress');
+      }
+    });
+
+    it('admit the public port from the ingress controller only, on the ingress pods only', () => {
+      const ingressLabels = workloadOf('ingress').spec.template.metadata.labels;
+      const ingressPorts = admitted(ingressLabels);
+      const publicPeers = ingressPorts.filter(({ port }) => port === 'http');
+      expect(publicPeers.length).toBeGreaterThan(0);
+      for (const { peer } of publicPeers) expect(peer).toEqual(CONTROLLER);
+      for (const role of ROLES.filter((r) => r !== 'ingress')) {
+        const ports = admitted(workloadOf(role).spec.template.metadata.labels);
+        expect(
+          ports.map(({ port }) => port),
+          role,
+        ).not.toContain('http');
+      }
+    });
+
+    it('admit the admin port from Prometheus only, and nothing else from anyone', () => {
+      const controllerPeers = new Set<string>();
+      const prometheusPeers = new Set<string>();
+      for (const pod of [...workloads, ...ofKind('Job')]) {
+        for (const { port, peer } of admitted(pod.spec.template.metadata.labels)) {
+          expect(['http', 'metrics'], `${pod.metadata.name}: port ${port}`).toContain(port);
+          expect(peer, `${pod.metadata.name}: a peer without selectors admits anyone`).toEqual(
+            CONTROLLER,
+          );
+          (port === 'http' ? controllerPeers : prometheusPeers).add(JSON.stringify(peer));
+        }
+      }
+      expect(prometheusPeers.size).toBe(1);
+      // The admin port and the public port admit different peers (Prometheus, the controller).
+      for (const peer of prometheusPeers) expect(controllerPeers).not.toContain(peer);
+    });
+
+    it('name ports every workload declares, and namespaces and labels that the README explains', () => {
+      const readme = readFileSync(join(DIR, 'README.md'), 'utf8');
+      for (const policy of policies) {
+        for (const rule of policy.spec.ingress) {
+          for (const port of rule.ports) expect(['http', 'metrics']).toContain(port.port);
+          for (const peer of rule.from) {
+            expect(readme).toContain(
+              peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name'],
+            );
+            expect(readme).toContain(peer.podSelector.matchLabels['app.kubernetes.io/name']);
+          }
+        }
+      }
+      for (const workload of workloads) {
+        const names = workload.spec.template.spec.containers[0].ports.map((p: Doc) => p.name);
+        expect(names, workload.metadata.name).toEqual(expect.arrayContaining(['http', 'metrics']));
+      }
+    });
+  });
+
   it('holds no secret: only references to the Secret, and only known settings', () => {
     expect(ofKind('Secret')).toEqual([]);
     // bin/paymirror's runtime variables (docs/scaling.md, "Runtime flags") are settings too.

@@ -126,7 +126,7 @@ describe('ops/prometheus/alerts.yml', () => {
     }
   });
 
-  it('covers silence, backlog age, failed jobs, discrepancies, failing passes, forged, rejections and gateway errors', () => {
+  it('covers silence, backlog age, failed jobs, discrepancies, failing passes, forged, a leaked webhook token, rejections and gateway errors', () => {
     const exprs = alertRules()
       .map((rule) => String(rule.expr))
       .join('\n');
@@ -139,6 +139,7 @@ describe('ops/prometheus/alerts.yml', () => {
       'paymirror_worker_outcomes_total{outcome="forged"}',
       'paymirror_deliveries_total{outcome="rejected"}',
       'paymirror_gateway_calls_total{status=~"5..|network|timeout"}',
+      'paymirror_unknown_webhooks_not_ours_in_a_row',
     ]) {
       expect(exprs).toContain(needed);
     }

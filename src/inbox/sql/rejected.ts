@@ -6,6 +6,9 @@ export interface RejectedInsert {
   readonly channel: string;
   readonly reason: string;
   readonly rawBody: Buffer | null;
+  readonly bodySha256: string | null;
+  readonly bodyBytes: number | null;
+  readonly bodyTruncated: boolean;
   readonly headers: Record<string, string>;
   readonly tokenSha256: string | null;
   readonly sourceAddress: string | null;
@@ -13,8 +16,10 @@ export interface RejectedInsert {
 
 export async function insertRejected(sql: Sql, rejected: RejectedInsert): Promise<void> {
   await sql`
-    insert into rejected_deliveries (channel, reason, raw_body, headers, token_sha256, source_address)
+    insert into rejected_deliveries (channel, reason, raw_body, body_sha256, body_bytes,
+                                     body_truncated, headers, token_sha256, source_address)
     values (${rejected.channel}, ${rejected.reason}, ${rejected.rawBody}::bytea,
+            ${rejected.bodySha256}, ${rejected.bodyBytes}::int, ${rejected.bodyTruncated},
             ${JSON.stringify(rejected.headers)}::jsonb, ${rejected.tokenSha256},
             ${rejected.sourceAddress})`;
 }
@@ -42,7 +47,10 @@ export interface RejectedListRow {
   readonly source_address: string | null;
   readonly received_at: Date;
   readonly inbox_event_id: number | null;
+  /** The body's size as received. */
   readonly bytes: number | null;
+  /** Whether the whole body was kept (a sample) or only its head. */
+  readonly body_kept: 'whole' | 'head' | null;
 }
 
 /** The latest rejections, newest first, received within `sinceSeconds` when given. */
@@ -53,7 +61,9 @@ export function listRejected(
 ): Promise<RejectedListRow[]> {
   return sql<RejectedListRow[]>`
     select id, channel, reason, source_address, received_at, inbox_event_id,
-           octet_length(raw_body) as bytes
+           coalesce(body_bytes, octet_length(raw_body)) as bytes,
+           case when raw_body is null then null when body_truncated then 'head' else 'whole' end
+             as body_kept
       from rejected_deliveries
      where ${sinceSeconds === undefined ? sql`true` : sql`received_at >= now() - make_interval(secs => ${sinceSeconds})`}
      order by id desc limit ${limit}`;
@@ -64,6 +74,8 @@ export interface KeptRejection {
   readonly id: number;
   readonly channel: 'postback' | 'webhook';
   readonly rawBody: Buffer | null;
+  /** Only the body's head was kept: it cannot be checked again. */
+  readonly bodyTruncated: boolean;
   readonly headers: Record<string, string>;
   readonly tokenSha256: string | null;
   readonly sourceAddress: string | null;
@@ -72,7 +84,8 @@ export interface KeptRejection {
 /** The rejections not moved to the inbox yet, oldest first. */
 export function keptRejections(sql: Sql): Promise<KeptRejection[]> {
   return sql<KeptRejection[]>`
-    select id, channel, raw_body as "rawBody", headers, token_sha256 as "tokenSha256",
+    select id, channel, raw_body as "rawBody", body_truncated as "bodyTruncated", headers,
+           token_sha256 as "tokenSha256",
            source_address as "sourceAddress"
       from rejected_deliveries where inbox_event_id is null order by id`;
 }

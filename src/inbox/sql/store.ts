@@ -1,5 +1,5 @@
-import type { Sql } from '../../db/client.js';
-import { saleMovedFrom } from '../../mirror/sql/records.js';
+import type { Fragment, Sql } from '../../db/client.js';
+import { recordKnown, saleMovedFrom } from '../../mirror/sql/records.js';
 import type { Delivery } from '../delivery.js';
 
 /**
@@ -17,8 +17,8 @@ export async function claimAndInsert(
   sql: Sql,
   delivery: Delivery,
   dedupeWindowHours: number,
-): Promise<number | null> {
-  const [inserted] = await sql<{ id: number }[]>`
+): Promise<StoredRow | null> {
+  const [inserted] = await sql<StoredRow[]>`
     with claim as (
       insert into inbox_dedupe_keys as d (channel, event_key, inbox_event_id, first_received_at)
       values (${delivery.channel}, ${delivery.eventKey}, nextval('inbox_events_id_seq'), now())
@@ -30,8 +30,25 @@ export async function claimAndInsert(
     )
     insert into inbox_events (${inboxColumns(sql)})
     select ${inboxValues(sql, delivery)} from claim, ${withBody(sql, delivery)}
-    returning id`;
-  return inserted ? Number(inserted.id) : null;
+    returning id, ${webhookRecordKnown(sql)} as "recordKnown"`;
+  return inserted ? { id: Number(inserted.id), recordKnown: inserted.recordKnown } : null;
+}
+
+/** A stored row, and whether the mirror has the record a webhook names (null otherwise). */
+export interface StoredRow {
+  readonly id: number;
+  readonly recordKnown: boolean | null;
+}
+
+/**
+ * Whether the mirror has the record an inserted webhook names (the mirror's recordKnown, in the
+ * RETURNING of the insert): where its confirmation waits, at the cost of one primary-key probe.
+ * Null for postbacks and unparsed rows, which do not wait on a confirmation.
+ */
+export function webhookRecordKnown(sql: Sql, row: string = 'inbox_events'): Fragment {
+  const column = (name: string) => sql`${sql(`${row}.${name}`)}`;
+  return sql`case when ${column('channel')} = 'webhook' and ${column('resource_id')} is not null
+                  then ${recordKnown(sql, column('resource_type'), column('resource_id'))} end`;
 }
 
 /** Counts a duplicate on the row its key points to; that row's id, or null when none. */
@@ -90,8 +107,8 @@ export async function keyOwner(
 function inboxColumns(sql: Sql) {
   return sql`
     id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-    body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-    processed_at`;
+    body_sha256, body_bytes, body_truncated, headers, source_address, state, quarantine_reason,
+    outcome, enqueued_at, processed_at`;
 }
 
 /** The body, sent once: `b.body` is the raw_body, and the payload too when it is its text. */
@@ -109,7 +126,7 @@ function inboxValues(sql: Sql, delivery: Delivery) {
     ${n?.status ?? null}::text, ${delivery.eventKey}::text, b.body,
     case when ${source.kind === 'body'}::boolean then convert_from(b.body, 'UTF8')::jsonb
          else ${source.kind === 'json' ? source.json : null}::jsonb end,
-    ${delivery.bodySha256}::text,
+    ${delivery.bodySha256}::text, ${delivery.bodyBytes}::int, ${delivery.bodyTruncated}::boolean,
     ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.sourceAddress}::text, ${state}::text,
     ${delivery.quarantineReason}::text, ${n ? null : 'unparseable'}::text,
     ${n ? sql`now()` : null}::timestamptz, ${n ? null : sql`now()`}::timestamptz`;

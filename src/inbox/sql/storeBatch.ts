@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/client.js';
 import type { Delivery } from '../delivery.js';
+import { webhookRecordKnown } from './store.js';
 
 /**
  * The ingress's statements for many deliveries at once: the multi-row forms of claimAndInsert
@@ -12,6 +13,8 @@ export interface BatchClaim {
   readonly o: number;
   readonly id: number;
   readonly claimed: boolean;
+  /** A claimed webhook's: whether the mirror has its record (store.ts, webhookRecordKnown). */
+  readonly recordKnown: boolean | null;
 }
 
 /**
@@ -43,7 +46,8 @@ export async function claimAndInsertBatch(
         from json_to_recordset(${`[${rows.join(',')}]`}::json) as r(
           o int, channel text, event_key text, resource_type text, resource_id bigint,
           notified_status text, body_at int, body_length int, payload json,
-          body_is_payload boolean, body_sha256 text, headers jsonb, source_address text,
+          body_is_payload boolean, body_sha256 text, body_bytes int, body_truncated boolean,
+          headers jsonb, source_address text,
           quarantine_reason text, understood boolean)
     ),
     claim as (
@@ -59,15 +63,15 @@ export async function claimAndInsertBatch(
     inserted as (
       insert into inbox_events (
         id, channel, resource_type, resource_id, notified_status, event_key, raw_body, payload,
-        body_sha256, headers, source_address, state, quarantine_reason, outcome, enqueued_at,
-        processed_at
+        body_sha256, body_bytes, body_truncated, headers, source_address, state,
+        quarantine_reason, outcome, enqueued_at, processed_at
       )
       select i.candidate_id, i.channel, i.resource_type, i.resource_id, i.notified_status,
              i.event_key, i.body,
              -- A compact body is its payload's JSON text (see rowJson): parsed once, here.
              case when i.body_is_payload then convert_from(i.body, 'UTF8')::jsonb
                   else i.payload::jsonb end,
-             i.body_sha256, i.headers,
+             i.body_sha256, i.body_bytes, i.body_truncated, i.headers,
              i.source_address, case when i.understood then 'pending' else 'quarantined' end,
              i.quarantine_reason, case when i.understood then null else 'unparseable' end,
              case when i.understood then now() end, case when i.understood then null else now() end
@@ -76,7 +80,9 @@ export async function claimAndInsertBatch(
                     and c.inbox_event_id = i.candidate_id
       returning id
     )
-    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed
+    select i.o, c.inbox_event_id as id, c.inbox_event_id = i.candidate_id as claimed,
+           case when c.inbox_event_id = i.candidate_id then ${webhookRecordKnown(sql, 'i')} end
+             as "recordKnown"
       from input i join claim c on c.channel = i.channel and c.event_key = i.event_key`;
 }
 
@@ -103,6 +109,8 @@ function rowJson(index: number, delivery: Delivery, bodyAt: number): string {
     body_length: delivery.rawBody.length,
     body_is_payload: bodyIsPayload,
     body_sha256: delivery.bodySha256,
+    body_bytes: delivery.bodyBytes,
+    body_truncated: delivery.bodyTruncated,
     source_address: delivery.sourceAddress,
     quarantine_reason: delivery.quarantineReason,
     understood: n !== null,

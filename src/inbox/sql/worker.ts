@@ -36,6 +36,36 @@ export function pendingInboxRows(sql: Sql, ids: readonly number[]): Promise<Stor
      where id = any(${[...ids]}::int8[]) and state = 'pending' order by id`.execute();
 }
 
+/** A pending webhook of a record, outside the batch that reads the record. */
+export interface PendingWebhook {
+  readonly id: number;
+  readonly resourceType: 'sale' | 'withdrawal';
+  readonly resourceId: number;
+  readonly receivedAt: Date;
+}
+
+/**
+ * The other pending webhooks of these records (not in `exceptIds`), oldest first, at most
+ * `limit`: one gateway read answers every webhook of a record, wherever its job waits.
+ */
+export function pendingWebhooksOf(
+  sql: Sql,
+  records: { readonly sales: readonly number[]; readonly withdrawals: readonly number[] },
+  exceptIds: readonly number[],
+  limit: number,
+): Promise<PendingWebhook[]> {
+  return sql<PendingWebhook[]>`
+    select id, resource_type as "resourceType", resource_id as "resourceId",
+           received_at as "receivedAt"
+      from inbox_events
+     where ((resource_type = 'sale' and resource_id = any(${[...records.sales]}::int8[]))
+            or (resource_type = 'withdrawal'
+                and resource_id = any(${[...records.withdrawals]}::int8[])))
+       and state = 'pending' and channel = 'webhook'
+       and id <> all(${[...exceptIds]}::int8[])
+     order by id limit ${limit}`.execute();
+}
+
 /**
  * The ids of the records of one kind that these inbox rows name (their resource_id, set by the
  * ingress), as an array expression: another statement can lock them without an earlier answer.

@@ -84,6 +84,32 @@ export interface RecordRef {
   readonly id: number;
 }
 
+/**
+ * `true` when the mirror has the record (a row: seen before, or created by paymirror, whose
+ * sales and cashouts are written as the gateway answers): for the inbox's store statement,
+ * which decides where a webhook waits for its confirmation. `resource` and `id` are the
+ * statement's own expressions (a column, a parameter).
+ */
+export function recordKnown(sql: Sql | Tx, resource: Fragment, id: Fragment): Fragment {
+  return sql`case ${resource}
+               when 'sale' then exists (select 1 from sales k where k.id = ${id})
+               when 'withdrawal' then exists (select 1 from withdrawals k where k.id = ${id})
+               else false end`;
+}
+
+/** Those of these records the mirror has (see recordKnown), as `sale:1`, `withdrawal:2` keys. */
+export async function knownRecords(sql: Sql, refs: readonly RecordRef[]): Promise<Set<string>> {
+  const ids = (resource: RecordRef['resource']) =>
+    refs.filter((ref) => ref.resource === resource).map((ref) => ref.id);
+  const [sales, withdrawals] = [ids('sale'), ids('withdrawal')];
+  if (sales.length + withdrawals.length === 0) return new Set();
+  const rows = await sql<{ key: string }[]>`
+    select 'sale:' || id as key from sales where id = any(${sales}::int8[])
+    union all
+    select 'withdrawal:' || id from withdrawals where id = any(${withdrawals}::int8[])`.execute();
+  return new Set(rows.map((row) => row.key));
+}
+
 /** What the scheduled pass checks: rows the worker marked first, then rows whose check is due. */
 export function dueRecords(sql: Sql, limit: number): Promise<RecordRef[]> {
   return sql<RecordRef[]>`
