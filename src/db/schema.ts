@@ -67,6 +67,11 @@ export const sales = pgTable(
      * out of it (docs/architecture.md, "Provenance").
      */
     statusObservedAt: tstz('status_observed_at'),
+    /**
+     * When the gateway denied this record (404/403 shape B, confirmed by a second read): it
+     * leaves every finance view and the books until an authentic observation restores it.
+     */
+    deniedAt: tstz('denied_at'),
   },
   (t) => [
     index('sales_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -113,6 +118,11 @@ export const withdrawals = pgTable(
     reconcileReason: text('reconcile_reason'),
     gatewayReadAt: tstz('gateway_read_at'),
     statusObservedAt: tstz('status_observed_at'),
+    /**
+     * When the gateway denied this record (404/403 shape B, confirmed by a second read): it
+     * leaves every finance view and the books until an authentic observation restores it.
+     */
+    deniedAt: tstz('denied_at'),
   },
   (t) => [
     index('withdrawals_next_reconcile_at_idx').on(t.nextReconcileAt),
