@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectPostgres } from './connect.js';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
@@ -71,13 +73,16 @@ const UNDEFINED_DATABASE = '3D000';
  * connection. The bookkeeping is drizzle's own (drizzle.__drizzle_migrations), so drizzle-kit
  * and this agree on what is applied. A failure is thrown, never logged and skipped.
  */
-export async function runMigrations(url: string): Promise<void> {
+export async function runMigrations(
+  url: string,
+  options: { readonly upTo?: string } = {},
+): Promise<void> {
   try {
     await ensureDatabaseExists(url);
   } catch (error) {
     throw new MigrationError(`cannot create the database: ${describe(error)}`, { cause: error });
   }
-  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+  const migrations = migrationsUpTo(options.upTo);
   const database = createDatabase(url, { max: 1, connectTimeoutSeconds: 10 });
   try {
     await database.sql.begin(async (tx) => {
@@ -101,6 +106,21 @@ export async function runMigrations(url: string): Promise<void> {
   } finally {
     await database.close();
   }
+}
+
+/**
+ * The committed migrations in order; with `upTo` (a tag such as `0010_denied`), only those
+ * through it: a test starts from an older schema and data, then migrates the rest.
+ */
+function migrationsUpTo(upTo: string | undefined) {
+  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+  if (upTo === undefined) return migrations;
+  const journal = JSON.parse(
+    readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
+  ) as { entries: { tag: string }[] };
+  const count = journal.entries.findIndex((entry) => entry.tag === upTo) + 1;
+  if (count === 0) throw new MigrationError(`no migration ${upTo}`);
+  return migrations.slice(0, count);
 }
 
 export function redactUrl(url: string): string {

@@ -5,6 +5,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -13,6 +14,7 @@ import {
   text,
   timestamp,
   uniqueIndex,
+  type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 
 /**
@@ -390,4 +392,69 @@ export const schedulerLeases = pgTable('scheduler_leases', {
   name: text('name').primaryKey(),
   holder: text('holder').notNull(),
   expiresAt: tstz('expires_at').notNull(),
+});
+
+/**
+ * The books' journal (docs/finance.md, "The journal"): append-only (a trigger refuses UPDATE and
+ * DELETE), written by the mirror writer in the transaction of the state change it follows.
+ * Every record's entries sum, per account, to what its current state implies.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    resourceType: text('resource_type').notNull(),
+    resourceId: bigint('resource_id', { mode: 'number' }).notNull(),
+    /** available | reserved */
+    account: text('account').notNull(),
+    /** Signed centavos: a credit is positive. */
+    amountCents: cents('amount_cents').notNull(),
+    /** When the money moved; for an adjustment, the start of the first day open when booked. */
+    effectiveAt: tstz('effective_at').notNull(),
+    kind: text('kind').notNull(),
+    /** postback | webhook | reconcile | api (the change's source) | opening (the migration) */
+    source: text('source').notNull(),
+    /** A sale's payment method; null for a withdrawal. */
+    paymentMethod: text('payment_method'),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+    /** An adjustment: the record's latest entry on that account when it was booked. */
+    correctsEntryId: bigint('corrects_entry_id', { mode: 'number' }).references(
+      (): AnyPgColumn => ledgerEntries.id,
+    ),
+    /** An adjustment: when the money moved, inside a day already closed. */
+    originalEffectiveAt: tstz('original_effective_at'),
+    /** An adjustment: the kind it would have had in an open day. */
+    originalKind: text('original_kind'),
+  },
+  (t) => [
+    check('ledger_entries_resource_type_ck', sql`${t.resourceType} in ('sale', 'withdrawal')`),
+    check('ledger_entries_account_ck', sql`${t.account} in ('available', 'reserved')`),
+    check('ledger_entries_amount_ck', sql`${t.amountCents} <> 0`),
+    index('ledger_entries_resource_idx').on(t.resourceType, t.resourceId, t.account),
+    index('ledger_entries_effective_idx').on(t.effectiveAt),
+  ],
+);
+
+/** Every close and reopen of the books, with the day the books are closed through after it. */
+export const ledgerCloses = pgTable(
+  'ledger_closes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    action: text('action').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    /** The last closed day after this action; null: none closed. */
+    closedThrough: date('closed_through', { mode: 'string' }),
+    reason: text('reason'),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+  },
+  (t) => [check('ledger_closes_action_ck', sql`${t.action} in ('close', 'reopen')`)],
+);
+
+/** What each closed day held when it was closed: `books check` compares it with now. */
+export const ledgerClosedDays = pgTable('ledger_closed_days', {
+  day: date('day', { mode: 'string' }).primaryKey(),
+  entryCount: integer('entry_count').notNull(),
+  amountCents: cents('amount_cents').notNull(),
+  digest: text('digest').notNull(),
+  closedAt: tstz('closed_at').notNull().defaultNow(),
 });

@@ -7,6 +7,7 @@ import {
   type Tx,
 } from '../db/client.js';
 import { TX_NOW } from '../db/jsonRows.js';
+import { Bookkeeping } from './bookkeeping.js';
 import type { AbsentInput, MirrorInput, MirrorResult } from './inputs.js';
 import { recordKey } from './inputs.js';
 import {
@@ -41,7 +42,8 @@ export interface ApplyOptions {
 
 /**
  * The one writer of the mirror: sales, sale_items, withdrawals, status_history and
- * reconciliation discrepancies are written here and nowhere else. Inputs (notifications with
+ * reconciliation discrepancies are written here and nowhere else, and the books' journal follows
+ * every change in the same transaction (bookkeeping.ts). Inputs (notifications with
  * their provenance, gateway reads with their time, absences) are applied in the order given,
  * as if one after the other, inside the caller's transaction: every record they name is locked
  * at once (in id order, sales before withdrawals), each input is decided by a pure planner
@@ -68,6 +70,7 @@ export async function applyToMirror(
   const [decided, named] = await Promise.all([
     inputs,
     prelock?.named ?? [],
+    Bookkeeping.share(tx),
     forceCustomPlans(tx),
     prelock && sales.lockWhere(tx, prelock.sales),
   ]);
@@ -77,11 +80,14 @@ export async function applyToMirror(
   writes.markLoaded({ sale: named.filter((id) => sales.get(id) === undefined), withdrawal: [] });
 
   const records = recordsOf(decided);
+  const books = new Bookkeeping(records);
   await Promise.all([
     sales.lock(tx, records.sale),
     withdrawals.lock(tx, records.withdrawal),
     writes.loadSeen(tx, records),
+    books.load(tx),
   ]);
+  books.remember(sales, withdrawals);
   const results = planInOrder(decided, sales, withdrawals, { watch, writes });
   await settle([
     allowGenericPlans(tx),
@@ -91,6 +97,7 @@ export async function applyToMirror(
     forceCustomPlans(tx),
     sales.writeUpdates(tx),
     withdrawals.writeUpdates(tx),
+    books.write(tx, decided, sales, withdrawals, watch.now),
     ...(options.alongside ? [options.alongside(results)] : []),
   ]);
   return results;
