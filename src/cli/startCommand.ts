@@ -29,19 +29,21 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
   // Loaded here, not at the top: the other commands (and --help) never load the runtime.
   const [
     { ensureNotificationSecrets },
+    { developmentSecretsFile },
     { redactUrl, runMigrations },
     { parseRoles },
     { startPaymirror },
     { postgresDriverGuarded, UNGUARDED_POSTGRES_DRIVER },
   ] = await Promise.all([
     import('../config/developmentSecrets.js'),
+    import('../config/developmentSecretsFile.js'),
     import('../db/migrate.js'),
     import('../runtime/roles.js'),
     import('../runtime/startPaymirror.js'),
     import('../runtime/postgresDriverGuard.js'),
   ]);
   const roles = parseRoles(options.role);
-  const { config, generated } = ensureNotificationSecrets(loadConfig());
+  const { config, generated } = ensureNotificationSecrets(loadConfig(), developmentSecretsFile());
   const logger = loggerFor(config);
   if (generated) printDevelopmentBanner(config, generated);
   if (!postgresDriverGuarded()) logger.warn(UNGUARDED_POSTGRES_DRIVER);
@@ -79,18 +81,29 @@ function nextTerminationSignal(): Promise<NodeJS.Signals> {
 }
 
 /**
- * Prints what paymirror made up so a newcomer can configure the gateway. A secret the operator
- * configured is never printed: it is named, and the webhook URL shows the variable instead.
+ * Prints what development mode supplied so a newcomer can configure the gateway, where it is
+ * kept, and how to keep it for good. A secret the operator configured is never printed: it is
+ * named, and the webhook URL shows the variable instead.
  */
 function printDevelopmentBanner(config: Config, generated: GeneratedSecrets): void {
   const line = '!'.repeat(78);
   const shown = (name: string, value: string | null) =>
     `!!   ${name}=${value ?? '(configured, not shown)'}`;
   const webhookToken = generated.webhookToken ?? '<one of your WEBHOOK_TOKENS>';
+  const kept = generated.file
+    ? [
+        generated.reused
+          ? `!! DEVELOPMENT MODE: paymirror reuses the secrets it made up earlier, kept in ${generated.file}`
+          : `!! DEVELOPMENT MODE: paymirror made up what was not configured and keeps it in ${generated.file}`,
+        '!! (git-ignored; reused at every start, so the URLs below keep working after a restart).',
+        `!! To keep them for good, copy the lines of ${generated.file} into .env (or your secret`,
+        '!! store): production never reads that file.',
+      ]
+    : ['!! DEVELOPMENT MODE: paymirror made up what was not configured, for this run only.'];
   process.stderr.write(
     [
       line,
-      '!! DEVELOPMENT MODE: paymirror made up what was not configured, for this run only.',
+      ...kept,
       '!! Never run like this in production',
       '!! (with NODE_ENV=production paymirror refuses to start without them).',
       shown('POSTBACK_SECRETS', generated.postbackSecret),
