@@ -23,9 +23,31 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function start(options: { role: string; migrate: boolean }): Promise<void> {
-  // Listen before anything slow (migrations, connections): a SIGTERM that comes during
-  // start-up waits for it to finish and then drains, instead of killing the process mid-way.
+  // Listen before anything slow (migrations, connections): a SIGTERM or Ctrl-C during start-up
+  // ends it at once (nothing is acknowledged before the server runs, and an interrupted
+  // migration rolls back); once running, it drains.
   const signalled = nextTerminationSignal();
+  const running = await Promise.race([
+    startUp(options),
+    signalled.then((signal) => ({ stoppedBy: signal })),
+  ]);
+  if ('stoppedBy' in running) {
+    process.stderr.write(`paymirror: stopped by ${running.stoppedBy} during start-up\n`);
+    process.exit(0);
+  }
+  const { paymirror, logger } = running;
+  const signal = await signalled;
+  logger.info({ signal }, 'draining');
+  try {
+    await paymirror.close();
+  } catch (error) {
+    logger.error({ err: error }, 'drain failed');
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+async function startUp(options: { role: string; migrate: boolean }) {
   // Loaded here, not at the top: the other commands (and --help) never load the runtime.
   const [
     { ensureNotificationSecrets },
@@ -34,6 +56,8 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
     { parseRoles },
     { startPaymirror },
     { postgresDriverGuarded, UNGUARDED_POSTGRES_DRIVER },
+    { requirePostgres },
+    { waitForRedis },
   ] = await Promise.all([
     import('../config/developmentSecrets.js'),
     import('../config/developmentSecretsFile.js'),
@@ -41,6 +65,8 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
     import('../runtime/roles.js'),
     import('../runtime/startPaymirror.js'),
     import('../runtime/postgresDriverGuard.js'),
+    import('../runtime/dependencies.js'),
+    import('../runtime/waitForRedis.js'),
   ]);
   const roles = parseRoles(options.role);
   const { config, generated } = ensureNotificationSecrets(loadConfig(), developmentSecretsFile());
@@ -57,20 +83,14 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
   if (config.sellerUserId === null && roles.has('ingress')) {
     logger.warn('SELLER_USER_ID is not set: webhook userId is not checked');
   }
+  // A wrong password or a host that never answers is one line and an exit, not a stack trace.
+  await requirePostgres(config.databaseUrl);
+  await waitForRedis(config.redis, logger);
   if (options.migrate && config.migrateOnStart) {
     logger.info({ database: redactUrl(config.databaseUrl) }, 'applying migrations');
     await runMigrations(config.databaseUrl);
   }
-  const running = await startPaymirror(config, roles, logger);
-  const signal = await signalled;
-  logger.info({ signal }, 'draining');
-  try {
-    await running.close();
-  } catch (error) {
-    logger.error({ err: error }, 'drain failed');
-    process.exit(1);
-  }
-  process.exit(0);
+  return { paymirror: await startPaymirror(config, roles, logger), logger };
 }
 
 function nextTerminationSignal(): Promise<NodeJS.Signals> {
