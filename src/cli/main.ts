@@ -4,6 +4,7 @@ import { registerDemoCommand } from './demoCommand.js';
 import { registerInboxCommands } from './inboxCommands.js';
 import { registerMaintenanceCommands } from './maintenanceCommands.js';
 import { registerMigrateCommand } from './migrateCommand.js';
+import { registerMirrorCommands } from './mirrorCommands.js';
 import { registerOperatorCommands } from './operatorCommands.js';
 import { registerReconcileCommands } from './reconcileCommands.js';
 import { registerReportCommand } from './reportCommand.js';
@@ -28,6 +29,7 @@ registerInboxCommands(program);
 registerMaintenanceCommands(program);
 registerReportCommand(program);
 registerOperatorCommands(program);
+registerMirrorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 
