@@ -295,7 +295,14 @@ export async function startPaymirror(
     },
     operations: config.adminListener === 'public',
   };
-  const server = await listen(createRequestListener(httpDeps), config.host, config.port, config);
+  const server = await listen(
+    createRequestListener(httpDeps),
+    config.host,
+    config.port,
+    config,
+  ).catch((error: unknown) => {
+    throw new ListenError(`PORT (${config.host}:${config.port})`, error);
+  });
   // The admin listener: /metrics, bull-board and the console apart from the public port (with
   // the probes too), on loopback unless METRICS_HOST says otherwise.
   const admin = config.adminListener;
@@ -347,10 +354,20 @@ export async function startPaymirror(
 export class ListenError extends Error {
   override readonly name = 'ListenError';
   constructor(where: string, cause: unknown) {
-    super(`cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    super(`cannot listen on ${where}: ${listenReason(cause)}`, { cause });
   }
+}
+
+function listenReason(cause: unknown): string {
+  switch ((cause as { code?: string } | null)?.code) {
+    case 'EADDRINUSE':
+      return 'the port is in use (another paymirror, or another program); choose a free one or stop what holds it';
+    case 'EADDRNOTAVAIL':
+      return 'the address is not on this host';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+  }
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 async function listen(
