@@ -16,6 +16,8 @@ export const MUTATION_TESTS = [
   'test/unit/postbackSignature.test.ts',
   'test/unit/webhookAuth.test.ts',
   'test/unit/adminToken.test.ts',
+  'test/unit/compareFields.test.ts',
+  'test/unit/fillMissing.test.ts',
 ];
 
 export default defineConfig({
