@@ -5,6 +5,7 @@ import {
   centsFromReaisString,
 } from '../domain/money.js';
 import type { Cents } from '../domain/money.js';
+import { ISO_INSTANT_MESSAGE, parseIsoInstant } from '../domain/isoInstant.js';
 import type { CreatedSale, GatewayTransaction, GatewayWithdrawal } from './types.js';
 import type { CreatedSaleWire, TransactionWire, WithdrawalWire } from './wireSchemas.js';
 
@@ -38,8 +39,11 @@ function optionalMoney(field: string, input: number | null | undefined): Cents |
   return input === null || input === undefined ? null : money(field, centsFromCentsNumber, input);
 }
 
+/** Checked by the wire schema already; read the same strict way (never Date.parse). */
 function date(input: string): Date {
-  return new Date(input);
+  const instant = parseIsoInstant(input);
+  if (!instant) throw new WireFieldError('date', ISO_INSTANT_MESSAGE);
+  return instant;
 }
 
 /** The create answer's shipping is JSON inside a string; keep the string when it is not JSON. */

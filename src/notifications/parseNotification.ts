@@ -12,6 +12,8 @@ import {
   type SaleStatus,
 } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatus } from '../domain/withdrawalMachine.js';
+import { parseIsoInstant } from '../domain/isoInstant.js';
+import { InvariantError } from '../lib/invariantError.js';
 import { jsonbHolds } from './jsonbSafe.js';
 import type { Channel, Notice, SaleNotice, WithdrawalNotice } from './notification.js';
 import {
@@ -71,7 +73,7 @@ function parseSale(body: Record<string, unknown>, channel: Channel): ParseResult
     status: wire.status as SaleStatus,
     paymentMethod: wire.paymentMethod as PaymentMethod,
     amountCents: centsFromCentsString(wire.amount),
-    createdAt: new Date(wire.date),
+    createdAt: instant(wire.date),
     customerName: wire.customerName ?? null,
     customerEmail: wire.customerEmail ?? null,
     customerDocument: wire.customerDocument ?? null,
@@ -107,9 +109,9 @@ function parseWithdrawal(body: Record<string, unknown>): ParseResult {
     pixKey: wire.pixKey ?? null,
     pixKeyType: wire.pixKeyType ?? null,
     externalId: wire.externalId ?? null,
-    createdAt: wire.createdAt ? new Date(wire.createdAt) : null,
-    updatedAt: new Date(wire.updatedAt),
-    processedAt: wire.processedAt ? new Date(wire.processedAt) : null,
+    createdAt: wire.createdAt ? instant(wire.createdAt) : null,
+    updatedAt: instant(wire.updatedAt),
+    processedAt: wire.processedAt ? instant(wire.processedAt) : null,
   };
   return { ok: true, notice };
 }
@@ -141,4 +143,11 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 5)
     .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
     .join('; ');
+}
+
+/** Checked by the wire schema already; read the same strict way (never Date.parse). */
+function instant(value: string): Date {
+  const parsed = parseIsoInstant(value);
+  if (!parsed) throw new InvariantError(`a date the wire schema let through: ${value}`);
+  return parsed;
 }

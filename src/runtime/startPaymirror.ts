@@ -32,6 +32,7 @@ import {
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker, startUnknownIdsWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
+import { createGatewayBaseUrlGuard } from './gatewayBaseUrl.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
 import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
@@ -88,7 +89,21 @@ export async function startPaymirror(
   const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
 
   // The gateway budget is the account's: every process draws from one bucket in Redis.
-  const gateway = gatewayClientFor(config, metrics, producerRedis);
+  const baseUrlGuard =
+    config.gateway && (roles.has('worker') || roles.has('scheduler'))
+      ? createGatewayBaseUrlGuard(config.gateway, metrics, logger)
+      : null;
+  const notOursGate = baseUrlGuard?.gate ?? null;
+  const gateway = gatewayClientFor(config, metrics, producerRedis, 'all', notOursGate);
+  if (baseUrlGuard && gateway) {
+    // A wrong base path refuses to start (exit 2): nothing is open yet but these two clients.
+    await baseUrlGuard.start(gateway).catch(async (error: unknown) => {
+      await closeLaneQueues(lanes);
+      producerRedis.disconnect();
+      await database.close();
+      throw error;
+    });
+  }
   const workerRedis =
     roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redis) : null;
   const laneDeps = workerRedis
@@ -123,7 +138,13 @@ export async function startPaymirror(
                 }),
                 startUnknownIdsWorker({
                   ...laneDeps,
-                  gateway: gatewayClientFor(config, metrics, producerRedis, 'unknownIds'),
+                  gateway: gatewayClientFor(
+                    config,
+                    metrics,
+                    producerRedis,
+                    'unknownIds',
+                    notOursGate,
+                  ),
                   concurrency: config.confirmationConcurrency,
                 }),
               ]
@@ -285,11 +306,16 @@ export async function startPaymirror(
           ),
         ]);
         const spooled = spool ? await spool.pending().catch(() => 0) : 0;
+        const notes = {
+          ...(spooled > 0
+            ? { spool: `degraded: ${spooled} deliveries spooled, waiting for Postgres` }
+            : {}),
+          // Reported, not failing: reads still work, only "not ours" waits for the check.
+          ...(baseUrlGuard ? { gateway: baseUrlGuard.describe() } : {}),
+        };
         return {
           checks: { postgres, redis },
-          ...(spooled > 0
-            ? { notes: { spool: `degraded: ${spooled} deliveries spooled, waiting for Postgres` } }
-            : {}),
+          ...(Object.keys(notes).length > 0 ? { notes } : {}),
         };
       },
     },
@@ -337,6 +363,7 @@ export async function startPaymirror(
         await spoolDrainer?.stop();
         await spool?.close();
         await stopScheduler?.();
+        await baseUrlGuard?.stop();
         for (const worker of workers) await worker.close();
         await transitions?.close();
         await closeLaneQueues(lanes);
