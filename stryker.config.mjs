@@ -21,6 +21,12 @@ export default {
     // The gateway's answers and its notifications, in centavos (through src/domain/money.ts).
     'src/gateway/toDomain.ts',
     'src/notifications/parseNotification.ts',
+    // The planners: what a notification or a gateway read does to a mirror record.
+    'src/mirror/planContext.ts',
+    'src/mirror/planNotice.ts',
+    'src/mirror/planRead.ts',
+    'src/mirror/saleResource.ts',
+    'src/mirror/withdrawalResource.ts',
   ],
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],

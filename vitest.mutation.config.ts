@@ -21,6 +21,9 @@ export const MUTATION_TESTS = [
   'test/unit/gatewayToDomain.test.ts',
   'test/unit/parseNotification.test.ts',
   'test/unit/parseNotificationFields.test.ts',
+  'test/unit/planNotice.test.ts',
+  'test/unit/planRead.test.ts',
+  'test/unit/planResources.test.ts',
 ];
 
 export default defineConfig({

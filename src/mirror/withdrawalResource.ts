@@ -59,6 +59,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
   }),
   sameStatusValues: (current, notice): Change<WithdrawalInsert> => {
     const known = current.gatewayUpdatedAt;
+    // Stryker disable next-line ConditionalExpression: a Date after 1970 is > null (0) as well
     return known === null || notice.updatedAt > known ? { gatewayUpdatedAt: notice.updatedAt } : {};
   },
   moveValues: (notice): Change<WithdrawalInsert> => ({ gatewayUpdatedAt: notice.updatedAt }),
