@@ -199,14 +199,14 @@ export function changedClosedDays(sql: Sql): Promise<ClosedDayDifference[]> {
      order by 1`.execute();
 }
 
-export interface JournalDayRow {
+export type JournalDayRow = {
   readonly day: string;
   readonly account: string;
   readonly kind: string;
   readonly payment_method: string | null;
   readonly entry_count: number;
   readonly amount_cents: number;
-}
+};
 
 /** finance_journal_daily for a range of days (null: open-ended). */
 export function journalDaily(

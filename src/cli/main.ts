@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerBooksCommands } from './booksCommands.js';
 import { registerDemoCommand } from './demoCommand.js';
 import { registerInboxCommands } from './inboxCommands.js';
 import { registerMaintenanceCommands } from './maintenanceCommands.js';
@@ -27,6 +28,7 @@ registerReconcileCommands(program);
 registerInboxCommands(program);
 registerMaintenanceCommands(program);
 registerReportCommand(program);
+registerBooksCommands(program);
 registerOperatorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
