@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeThrough } from '../../src/books/sql.js';
+import { journalColumns } from '../../src/books/journalColumns.js';
+import { closeThrough, journalDaily } from '../../src/books/sql.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import type { GatewayTransaction } from '../../src/gateway/types.js';
 import { writeMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
+import { renderReport } from '../../src/reports/render.js';
 import { postbackBody, withdrawalBody } from '../support/fixtures.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -167,6 +169,13 @@ describe('the Books page', () => {
       '2026-11-03,reserved,adjustment,PIX,1,-3456',
       '2026-11-03,reserved,dispute_opened,PIX,1,123456',
     ]);
+    // What `paymirror books report --from … --to … --format csv` prints, to the byte.
+    const cli = renderReport(
+      'csv',
+      journalColumns,
+      await journalDaily(t.sql(), '2026-11-01', '2026-11-04'),
+    );
+    expect(await (await get(`/console/books?${RANGE}&csv=journal`)).text()).toBe(cli);
     expect(await csv(`/console/books?${RANGE}&csv=months`)).toEqual([
       'month,books,account,kind,entry_count,amount_cents',
       '2026-11,closed in part,available,dispute_opened,1,-123456',

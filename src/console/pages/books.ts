@@ -1,4 +1,5 @@
 import { dailyMovement, monthlyTotals } from '../../books/consoleQueries.js';
+import { journalColumns } from '../../books/journalColumns.js';
 import { balanceAt, closedThrough, journalDaily } from '../../books/sql.js';
 import type { ReportRow } from '../../reports/columns.js';
 import { addDays, daysBetween, saoPauloDay } from '../days.js';
@@ -52,7 +53,7 @@ export const booksPage: PageHandler = async (context) => {
     {
       name: 'journal',
       caption: 'Per day, account, kind and payment method (paymirror books report)',
-      columns: journalColumns(closed),
+      columns: journalTableColumns(closed),
       empty: 'No money moved in these days.',
       rowClass: (row) => (closed(String(row.day)) ? 'closed' : null),
     },
@@ -148,23 +149,18 @@ const dayColumns: readonly ConsoleColumn[] = [
 ];
 
 /** `books report`'s columns; a closed day says so on the page (its CSV is the CLI's). */
-function journalColumns(closed: (day: string) => boolean): readonly ConsoleColumn[] {
-  return [
-    {
-      key: 'day',
-      label: 'day',
-      kind: 'day',
-      display: (row) =>
-        closed(String(row.day))
-          ? html`${day(String(row.day))} <span class="badge muted">closed</span>`
-          : day(String(row.day)),
-    },
-    { key: 'account', label: 'account', kind: 'text' },
-    { key: 'kind', label: 'kind', kind: 'text' },
-    { key: 'payment_method', label: 'method', kind: 'text' },
-    { key: 'entry_count', label: 'entries', kind: 'integer' },
-    { key: 'amount_cents', label: 'amount', kind: 'cents' },
-  ];
+function journalTableColumns(closed: (day: string) => boolean): readonly ConsoleColumn[] {
+  return journalColumns.map((column) =>
+    column.key === 'day'
+      ? {
+          ...column,
+          display: (row: ReportRow) =>
+            closed(String(row.day))
+              ? html`${day(String(row.day))} <span class="badge muted">closed</span>`
+              : day(String(row.day)),
+        }
+      : column,
+  );
 }
 
 const monthColumns: readonly ConsoleColumn[] = [
