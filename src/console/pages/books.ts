@@ -42,12 +42,14 @@ export const booksPage: PageHandler = async (context) => {
   const dayTable = consoleTable(
     {
       name: 'days',
-      caption: 'Each day: what moved, and what each account held at its end',
+      caption: 'Each day money moved: how much, and what each account held at its end',
       columns: dayColumns,
-      empty: 'No day in this range.',
+      empty: 'No money moved in these days.',
       rowClass: (row) => (row.books === 'closed' ? 'closed' : null),
     },
-    days.map((row) => ({ ...row, books: closed(row.day) ? 'closed' : 'open' })),
+    days
+      .filter((row) => int(row.entry_count, 'entry_count') !== 0)
+      .map((row) => ({ ...row, books: closed(row.day) ? 'closed' : 'open' })),
   );
   const journalTable = consoleTable(
     {
