@@ -22,6 +22,7 @@ import { gatewayClientFor } from '../runtime/gatewayClient.js';
 import { parseRoles } from '../runtime/roles.js';
 import { startPaymirror, type RunningPaymirror } from '../runtime/startPaymirror.js';
 import { createSandbox, generateKeyPair, type Sandbox } from '../sandbox/index.js';
+import { booksSummary, formatBooks, type BooksSummary } from './books.js';
 import { compareSnapshots, type Comparison, type Snapshot } from './compare.js';
 import { driveScenario, type DriveReport } from './drive.js';
 import { DemoError } from './errors.js';
@@ -86,7 +87,10 @@ export interface RunningDemo {
 
 export interface DemoResult {
   readonly seed: number;
-  /** 0 when the mirror equals the sandbox after reconciliation, else 1. */
+  /**
+   * 0 when the mirror equals the sandbox after reconciliation and the books tie out (every
+   * record, and their totals with the sandbox's balance), else 1.
+   */
   readonly exitCode: 0 | 1;
   readonly drive: DriveReport;
   readonly deliveries: DeliverySummary;
@@ -100,6 +104,8 @@ export interface DemoResult {
   readonly missingReconciled: number;
   /** reconciliation_discrepancies rows recorded by the demo's passes. */
   readonly discrepancies: number;
+  /** The books at the end: `books check` and their totals against the sandbox's balance. */
+  readonly books: BooksSummary;
   readonly timings: {
     readonly driveMs: number;
     readonly drainMs: number;
@@ -258,7 +264,15 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
     output(formatComparison('AFTER RECONCILIATION', after));
     output('\n');
 
-    const exitCode = after.matches ? 0 : 1;
+    // 5. The books: every record ties out, and their totals are the gateway's balance.
+    const books = await booksSummary(database.sql, {
+      availableCents: state.balanceCents,
+      reserveCents: state.reserveCents,
+    });
+    output(formatBooks(books));
+    output('\n');
+
+    const exitCode = after.matches && books.tiesOut && books.matchesGateway ? 0 : 1;
     const totalMs = Date.now() - started;
     const result: DemoResult = {
       seed: options.seed,
@@ -272,6 +286,7 @@ export async function runDemo(settings: DemoSettings): Promise<DemoResult> {
       pass,
       missingReconciled: missing.length,
       discrepancies,
+      books,
       timings: { driveMs, drainMs, reconcileMs, totalMs },
     };
     output(`${summaryLine(result)}\n`);
@@ -475,7 +490,8 @@ function summaryLine(result: DemoResult): string {
     `${p.checked} checked, ${p.corrected} corrected, ${result.discrepancies} discrepancies recorded` +
     (result.missingReconciled > 0 ? `, ${result.missingReconciled} missing records fetched` : '') +
     `; mismatching records ${result.before.mismatchingRecords} before, ` +
-    `${result.after.mismatchingRecords} after → ${result.exitCode === 0 ? 'OK' : 'FAILED'}`
+    `${result.after.mismatchingRecords} after; books ${result.books.tiesOut ? 'tie out' : 'do not tie out'}` +
+    ` → ${result.exitCode === 0 ? 'OK' : 'FAILED'}`
   );
 }
 
@@ -516,6 +532,7 @@ function nextSteps(databaseUrl: string): string {
     `\nThe mirror stays in ${url.pathname.slice(1)}. Next:\n` +
     `  ${env} bin/paymirror report disputes     every MED and chargeback, how each ended\n` +
     `  ${env} bin/paymirror report daily        totals per day, method and status\n` +
+    `  ${env} bin/paymirror books report        the journal: money moved per day, account and kind\n` +
     `  ${env} bin/paymirror inbox list          the notifications as received\n` +
     `  and to run it for real: README, "URLs to configure at the gateway", and docs/configuration.md.\n`
   );

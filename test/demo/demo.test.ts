@@ -45,6 +45,14 @@ describe('the demo, end to end (sandbox → paymirror → mirror, faults on)', (
     expect(result.inbox).toMatchObject({ pending: 0, failed: 0, quarantined: 0 });
   });
 
+  it('ends with books that tie out, record by record and with the gateway balance', () => {
+    expect(result.books, report).toMatchObject({ tiesOut: true, matchesGateway: true });
+    expect(result.books.entries).toBeGreaterThan(0);
+    expect(result.books.availableCents).toBe(result.books.gatewayAvailableCents);
+    expect(report).toMatch(/^BOOKS$/m);
+    expect(report).toMatch(/books check: every record ties out → OK/);
+  });
+
   it('ends with per-status counts and centavo sums equal to the sandbox state', async () => {
     const truth = totals(result.truth.sales.map((s) => [s.status, s.amountCents]));
     const rows = await test().database.sql<{ status: string; amount_cents: string }[]>`
