@@ -15,6 +15,12 @@ export default {
     'src/ingress/postbackSignature.ts',
     'src/ingress/webhookAuth.ts',
     'src/ingress/adminToken.ts',
+    // What a gateway read or a notification writes over the mirror's fields.
+    'src/mirror/compareFields.ts',
+    'src/mirror/fillMissing.ts',
+    // The gateway's answers and its notifications, in centavos (through src/domain/money.ts).
+    'src/gateway/toDomain.ts',
+    'src/notifications/parseNotification.ts',
   ],
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],

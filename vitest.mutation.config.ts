@@ -16,6 +16,11 @@ export const MUTATION_TESTS = [
   'test/unit/postbackSignature.test.ts',
   'test/unit/webhookAuth.test.ts',
   'test/unit/adminToken.test.ts',
+  'test/unit/compareFields.test.ts',
+  'test/unit/fillMissing.test.ts',
+  'test/unit/gatewayToDomain.test.ts',
+  'test/unit/parseNotification.test.ts',
+  'test/unit/parseNotificationFields.test.ts',
 ];
 
 export default defineConfig({

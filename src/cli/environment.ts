@@ -68,7 +68,8 @@ export function exitOnError(error: unknown): never {
   }
   if (error instanceof Error && error.name !== 'Error') {
     process.stderr.write(`paymirror: ${error.message}\n`);
-    process.exit(1);
+    const { exitCode } = error as { exitCode?: unknown };
+    process.exit(typeof exitCode === 'number' ? exitCode : 1);
   }
   process.stderr.write(
     `paymirror: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

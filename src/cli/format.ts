@@ -27,6 +27,15 @@ export function printRecords(
   records: readonly object[],
   columns?: readonly string[],
 ): void {
+  process.stdout.write(renderRecords(format, records, columns));
+}
+
+/** What printRecords prints, as text. */
+export function renderRecords(
+  format: OutputFormat,
+  records: readonly object[],
+  columns?: readonly string[],
+): string {
   const rows = records.map(plainRow);
   const names = (columns ?? Object.keys(records[0] ?? {})).map(camelCase);
   const kinds: Column[] = names.map((key) => ({
@@ -36,18 +45,18 @@ export function printRecords(
       ? 'integer'
       : 'text',
   }));
-  if (format === 'table' && names.length === 0) {
-    process.stdout.write('(none)\n');
-    return;
-  }
+  if (format === 'table' && names.length === 0) return '(none)\n';
   const picked = rows.map((row) => Object.fromEntries(names.map((key) => [key, row[key] ?? null])));
-  process.stdout.write(
-    format === 'json'
-      ? renderJson(picked)
-      : format === 'csv'
-        ? renderCsv(kinds, picked)
-        : renderTable(kinds, picked),
-  );
+  return format === 'json'
+    ? renderJson(picked)
+    : format === 'csv'
+      ? renderCsv(kinds, picked)
+      : renderTable(kinds, picked);
+}
+
+/** A document of named parts (a record, its history, ...) as JSON, keys camelCase. */
+export function renderJsonDocument(document: object): string {
+  return `${JSON.stringify(jsonValue(document), null, 2)}\n`;
 }
 
 /** One result: its sentence for people, or the record as JSON or one CSV row. */

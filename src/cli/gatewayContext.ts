@@ -4,6 +4,7 @@ import { createDatabase, type Database } from '../db/client.js';
 import { checkSchemaVersion } from '../db/schemaVersion.js';
 import { requirePostgres } from '../runtime/dependencies.js';
 import type { GatewayClient } from '../gateway/index.js';
+import { createNotOursGate, type NotOursGate } from '../gateway/notOursGate.js';
 import type { Logger } from '../log/logger.js';
 import { gatewayClientFor } from '../runtime/gatewayClient.js';
 import { createProducerRedis, settle, type RedisClient } from '../runtime/redis.js';
@@ -22,8 +23,9 @@ export async function withGatewayContext<T>(
 ): Promise<T> {
   const config = loadConfig();
   const budget = await budgetRedis(config.redis);
-  const gateway = gatewayClientFor(config, null, budget.redis);
-  if (!gateway) {
+  const gate = config.gateway ? createNotOursGate(config.gateway.notOursBreaker) : null;
+  const gateway = gatewayClientFor(config, null, budget.redis, 'all', gate);
+  if (!gateway || !gate) {
     budget.close();
     throw new ConfigError([
       'GATEWAY_BASE_URL, GATEWAY_PUBLIC_KEY, GATEWAY_PRIVATE_KEY: required by this command',
@@ -37,6 +39,7 @@ export async function withGatewayContext<T>(
     );
   }
   try {
+    await checkBaseUrl(gateway, gate, logger);
     await requirePostgres(config.databaseUrl);
     const database = createDatabase(config.databaseUrl, { max: 2 });
     try {
@@ -47,6 +50,23 @@ export async function withGatewayContext<T>(
     }
   } finally {
     budget.close();
+  }
+}
+
+/**
+ * A 404 for GET /api/transactions/{not a number} means GATEWAY_BASE_URL is wrong: stop (exit
+ * 2). No answer: go on, but read no answer as "not ours" (docs/reconciliation.md).
+ */
+async function checkBaseUrl(gateway: GatewayClient, gate: NotOursGate, logger: Logger) {
+  const verdict = await gateway.checkBaseUrl();
+  if (verdict.kind === 'ok') gate.setBaseUrl('ok');
+  else if (verdict.kind === 'wrong') {
+    throw new ConfigError([`GATEWAY_BASE_URL: ${verdict.detail}: the base path is wrong`]);
+  } else {
+    logger.warn(
+      { problem: verdict.detail },
+      'gateway base URL not checked: no answer is read as "not ours" by this command',
+    );
   }
 }
 

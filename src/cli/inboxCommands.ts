@@ -21,7 +21,9 @@ async function load() {
     import('../queue/catalog.js'),
     import('./storageContext.js'),
   ]);
-  return { ...operator, ...rejected, ...reverify, ...webhookAuth, ...catalog, ...storage };
+  // Named rather than returned at once: knip follows the modules' exports through a variable.
+  const loaded = { ...operator, ...rejected, ...reverify, ...webhookAuth, ...catalog, ...storage };
+  return loaded;
 }
 
 function parseResource(value: string): { type: 'sale' | 'withdrawal'; id: number } {
@@ -88,41 +90,92 @@ export function registerInboxCommands(program: Command): void {
       })(),
     );
   inbox
-    .command('replay [id]')
-    .description('run the worker path again for a failed or quarantined row (idempotent)')
-    .option('--failed', 'every failed row')
-    .option('--quarantined', 'every quarantined row')
-    .action(async (id: string | undefined, options: { failed?: boolean; quarantined?: boolean }) =>
+    .command('tail')
+    .description(
+      'follow deliveries live: each as it is stored and again when the worker settles it (Ctrl-C stops)',
+    )
+    .option('--after <id>', 'start after this inbox id (default: the newest)', parseZeroOrId)
+    .addOption(formatOption())
+    .action(async (options: { after?: number; format: OutputFormat }) =>
       run(async () => {
-        const chosen = [
-          id !== undefined,
-          options.failed === true,
-          options.quarantined === true,
-        ].filter(Boolean);
-        if (chosen.length !== 1) {
-          process.stderr.write('paymirror: give exactly one of <id>, --failed, --quarantined\n');
-          process.exit(2);
-        }
-        const selection: ReplaySelection =
-          id !== undefined
-            ? { kind: 'one', id: parseId(id) }
-            : { kind: 'state', state: options.failed ? 'failed' : 'quarantined' };
-        const { enqueueNotifications, markForReplay, withDatabase, withQueue } = await load();
-        // The queue first: with Redis away, nothing is marked.
-        const ids = await withDatabase(({ config, database }) =>
-          withQueue(config, async (queue) => {
-            const marked = await markForReplay(database.sql, selection);
-            await enqueueNotifications(queue, marked, {
-              attempts: config.jobAttempts,
-              backoffMs: config.jobBackoffMs,
-            });
-            return marked;
-          }),
-        );
-        process.stdout.write(
-          `replayed ${ids.length} inbox row(s)${ids.length ? `: ${ids.join(', ')}` : ''}\n`,
+        const [{ lastInboxId, tailInbox, withDatabase }, { followInbox }] = await Promise.all([
+          load(),
+          import('./inboxTail.js'),
+        ]);
+        const stopped = new Promise((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await withDatabase(({ database }) =>
+          followInbox(
+            database.sql,
+            {
+              format: options.format,
+              afterId: options.after ?? null,
+              intervalMs: TAIL_INTERVAL_MS,
+              write: (text) => process.stdout.write(text),
+              notice: (text) => process.stderr.write(text),
+              stopped,
+            },
+            { lastInboxId, tailInbox },
+          ),
         );
       })(),
+    );
+  inbox
+    .command('replay [id]')
+    .description(
+      'run the worker path again for a failed or quarantined row (idempotent); or, with --to-feed, resend a transition to the feed',
+    )
+    .option('--failed', 'every failed row')
+    .option('--quarantined', 'every quarantined row')
+    .option(
+      '--to-feed <id>',
+      'resend this transition (its status_history id, as `paymirror mirror sale <id>` lists) to the transition feed',
+      parseId,
+    )
+    .action(
+      async (
+        id: string | undefined,
+        options: { failed?: boolean; quarantined?: boolean; toFeed?: number },
+      ) =>
+        run(async () => {
+          const chosen = [
+            id !== undefined,
+            options.failed === true,
+            options.quarantined === true,
+            options.toFeed !== undefined,
+          ].filter(Boolean);
+          if (chosen.length !== 1) {
+            process.stderr.write(
+              'paymirror: give exactly one of <id>, --failed, --quarantined, --to-feed <id>\n',
+            );
+            process.exit(2);
+          }
+          if (options.toFeed !== undefined) {
+            await replayToFeed(options.toFeed);
+            return;
+          }
+          const selection: ReplaySelection =
+            id !== undefined
+              ? { kind: 'one', id: parseId(id) }
+              : { kind: 'state', state: options.failed ? 'failed' : 'quarantined' };
+          const { enqueueNotifications, markForReplay, withDatabase, withQueue } = await load();
+          // The queue first: with Redis away, nothing is marked.
+          const ids = await withDatabase(({ config, database }) =>
+            withQueue(config, async (queue) => {
+              const marked = await markForReplay(database.sql, selection);
+              await enqueueNotifications(queue, marked, {
+                attempts: config.jobAttempts,
+                backoffMs: config.jobBackoffMs,
+              });
+              return marked;
+            }),
+          );
+          process.stdout.write(
+            `replayed ${ids.length} inbox row(s)${ids.length ? `: ${ids.join(', ')}` : ''}\n`,
+          );
+        })(),
     );
 
   const rejected = program.command('rejected').description('deliveries that failed authentication');
@@ -185,4 +238,43 @@ export function registerInboxCommands(program: Command): void {
         );
       })(),
     );
+}
+
+const TAIL_INTERVAL_MS = 500;
+
+function parseZeroOrId(value: string): number {
+  return value === '0' ? 0 : parseId(value);
+}
+
+/** Puts one transition on the feed's queue again (the feed need not be on in this process). */
+async function replayToFeed(historyId: number): Promise<void> {
+  const [{ replayTransition }, { createTransitionQueue }, catalog, redis, { withDatabase }] =
+    await Promise.all([
+      import('../feed/replayTransition.js'),
+      import('../feed/transitionPublisher.js'),
+      import('../queue/catalog.js'),
+      import('../runtime/redis.js'),
+      import('./storageContext.js'),
+    ]);
+  const { requireRedis } = await import('../runtime/dependencies.js');
+  const { transition, jobId } = await withDatabase(async ({ config, database }) => {
+    await requireRedis(config.redis);
+    const connection = redis.createCommandRedis(config.redis);
+    const queue = createTransitionQueue(
+      connection,
+      redis.queuePrefixFor(config, catalog.TRANSITIONS_QUEUE),
+    );
+    try {
+      await queue.waitUntilReady();
+      return await replayTransition(database.sql, queue, historyId);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  });
+  process.stdout.write(
+    `resent transition ${transition.id} (${transition.resourceType} ${transition.resourceId}: ` +
+      `${transition.fromStatus ?? '(first seen)'} → ${transition.toStatus}) to ` +
+      `${catalog.TRANSITIONS_QUEUE} as job ${jobId}\n`,
+  );
 }

@@ -5,6 +5,7 @@ import { registerDemoCommand } from './demoCommand.js';
 import { registerInboxCommands } from './inboxCommands.js';
 import { registerMaintenanceCommands } from './maintenanceCommands.js';
 import { registerMigrateCommand } from './migrateCommand.js';
+import { registerMirrorCommands } from './mirrorCommands.js';
 import { registerOperatorCommands } from './operatorCommands.js';
 import { registerReconcileCommands } from './reconcileCommands.js';
 import { registerReportCommand } from './reportCommand.js';
@@ -30,6 +31,7 @@ registerMaintenanceCommands(program);
 registerReportCommand(program);
 registerBooksCommands(program);
 registerOperatorCommands(program);
+registerMirrorCommands(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 

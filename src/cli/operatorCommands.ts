@@ -28,11 +28,16 @@ export function registerOperatorCommands(program: Command): void {
     .addHelpText(
       'after',
       `\nEvery attempt is recorded before it is sent (paymirror cashouts list). Exit codes: 0 paid
-(the withdrawal is printed, with the attempt id), 1 refused by the gateway (nothing paid),
+(the withdrawal is printed, with the attempt id), 1 refused by the gateway (nothing paid) or not
+sent because an earlier attempt is still pending or unknown (resolve it first, or --force),
 ${EXIT_OUTCOME_UNKNOWN} outcome unknown (a time-out, a dropped connection, a 5xx or an answer that does not
 decode): it may have been paid, so do not send it again before checking (see docs/operating.md, "Cashouts").`,
     )
     .option('--dry-run', 'check everything and print the request; send and record nothing')
+    .option(
+      '--force',
+      'send even while an earlier attempt is pending or unknown (it may have paid: check first)',
+    )
     .action(async (options: CashoutOptions) => {
       try {
         if (options.dryRun) {
@@ -47,6 +52,7 @@ decode): it may have been paid, so do not send it again before checking (see doc
           requestCashout(
             { sql: database.sql, gateway, policy: config.watchPolicy, logger },
             { amountCents: options.amount, pixKey: options.pixKey, pixKeyType: options.pixKeyType },
+            { forced: options.force === true },
           ),
         );
         printCashout(result);
@@ -137,6 +143,7 @@ interface CashoutOptions {
   pixKey: string;
   pixKeyType: PixKeyType;
   dryRun?: boolean;
+  force?: boolean;
 }
 
 /**
@@ -206,6 +213,21 @@ function printCashout(result: CashoutResult): void {
       );
       process.exit(1);
       break;
+    case 'blocked': {
+      const { blockedBy } = result;
+      process.stderr.write(
+        `paymirror: not sent. Cashout attempt ${blockedBy.id} (${blockedBy.amountCents} centavos ` +
+          `to ${blockedBy.pixKey}) is ${blockedBy.outcome}: it may have been paid, and sending ` +
+          `another could pay twice. Check the gateway's withdrawals, then record what you found: ` +
+          `paymirror cashouts resolve ${blockedBy.id} --withdrawal <id> | --not-paid ` +
+          `(or send anyway with --force).\n`,
+      );
+      process.stdout.write(
+        `${JSON.stringify({ error: 'CashoutUnresolved', blockedBy: blockedBy.id, outcome: blockedBy.outcome }, null, 2)}\n`,
+      );
+      process.exit(1);
+      break;
+    }
     case 'unknown': {
       const { attemptId, error } = result;
       process.stderr.write(

@@ -23,25 +23,53 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function start(options: { role: string; migrate: boolean }): Promise<void> {
-  // Listen before anything slow (migrations, connections): a SIGTERM that comes during
-  // start-up waits for it to finish and then drains, instead of killing the process mid-way.
+  // Listen before anything slow (migrations, connections): a SIGTERM or Ctrl-C during start-up
+  // ends it at once (nothing is acknowledged before the server runs, and an interrupted
+  // migration rolls back); once running, it drains.
   const signalled = nextTerminationSignal();
+  const running = await Promise.race([
+    startUp(options),
+    signalled.then((signal) => ({ stoppedBy: signal })),
+  ]);
+  if ('stoppedBy' in running) {
+    process.stderr.write(`paymirror: stopped by ${running.stoppedBy} during start-up\n`);
+    process.exit(0);
+  }
+  const { paymirror, logger } = running;
+  const signal = await signalled;
+  logger.info({ signal }, 'draining');
+  try {
+    await paymirror.close();
+  } catch (error) {
+    logger.error({ err: error }, 'drain failed');
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+async function startUp(options: { role: string; migrate: boolean }) {
   // Loaded here, not at the top: the other commands (and --help) never load the runtime.
   const [
     { ensureNotificationSecrets },
+    { developmentSecretsFile },
     { redactUrl, runMigrations },
     { parseRoles },
     { startPaymirror },
     { postgresDriverGuarded, UNGUARDED_POSTGRES_DRIVER },
+    { requirePostgres },
+    { waitForRedis },
   ] = await Promise.all([
     import('../config/developmentSecrets.js'),
+    import('../config/developmentSecretsFile.js'),
     import('../db/migrate.js'),
     import('../runtime/roles.js'),
     import('../runtime/startPaymirror.js'),
     import('../runtime/postgresDriverGuard.js'),
+    import('../runtime/dependencies.js'),
+    import('../runtime/waitForRedis.js'),
   ]);
   const roles = parseRoles(options.role);
-  const { config, generated } = ensureNotificationSecrets(loadConfig());
+  const { config, generated } = ensureNotificationSecrets(loadConfig(), developmentSecretsFile());
   const logger = loggerFor(config);
   if (generated) printDevelopmentBanner(config, generated);
   if (!postgresDriverGuarded()) logger.warn(UNGUARDED_POSTGRES_DRIVER);
@@ -55,20 +83,14 @@ async function start(options: { role: string; migrate: boolean }): Promise<void>
   if (config.sellerUserId === null && roles.has('ingress')) {
     logger.warn('SELLER_USER_ID is not set: webhook userId is not checked');
   }
+  // A wrong password or a host that never answers is one line and an exit, not a stack trace.
+  await requirePostgres(config.databaseUrl);
+  await waitForRedis(config.redis, logger);
   if (options.migrate && config.migrateOnStart) {
     logger.info({ database: redactUrl(config.databaseUrl) }, 'applying migrations');
     await runMigrations(config.databaseUrl);
   }
-  const running = await startPaymirror(config, roles, logger);
-  const signal = await signalled;
-  logger.info({ signal }, 'draining');
-  try {
-    await running.close();
-  } catch (error) {
-    logger.error({ err: error }, 'drain failed');
-    process.exit(1);
-  }
-  process.exit(0);
+  return { paymirror: await startPaymirror(config, roles, logger), logger };
 }
 
 function nextTerminationSignal(): Promise<NodeJS.Signals> {
@@ -79,18 +101,29 @@ function nextTerminationSignal(): Promise<NodeJS.Signals> {
 }
 
 /**
- * Prints what paymirror made up so a newcomer can configure the gateway. A secret the operator
- * configured is never printed: it is named, and the webhook URL shows the variable instead.
+ * Prints what development mode supplied so a newcomer can configure the gateway, where it is
+ * kept, and how to keep it for good. A secret the operator configured is never printed: it is
+ * named, and the webhook URL shows the variable instead.
  */
 function printDevelopmentBanner(config: Config, generated: GeneratedSecrets): void {
   const line = '!'.repeat(78);
   const shown = (name: string, value: string | null) =>
     `!!   ${name}=${value ?? '(configured, not shown)'}`;
   const webhookToken = generated.webhookToken ?? '<one of your WEBHOOK_TOKENS>';
+  const kept = generated.file
+    ? [
+        generated.reused
+          ? `!! DEVELOPMENT MODE: paymirror reuses the secrets it made up earlier, kept in ${generated.file}`
+          : `!! DEVELOPMENT MODE: paymirror made up what was not configured and keeps it in ${generated.file}`,
+        '!! (git-ignored; reused at every start, so the URLs below keep working after a restart).',
+        `!! To keep them for good, copy the lines of ${generated.file} into .env (or your secret`,
+        '!! store): production never reads that file.',
+      ]
+    : ['!! DEVELOPMENT MODE: paymirror made up what was not configured, for this run only.'];
   process.stderr.write(
     [
       line,
-      '!! DEVELOPMENT MODE: paymirror made up what was not configured, for this run only.',
+      ...kept,
       '!! Never run like this in production',
       '!! (with NODE_ENV=production paymirror refuses to start without them).',
       shown('POSTBACK_SECRETS', generated.postbackSecret),

@@ -117,6 +117,10 @@ export const envSchema = z.object({
   GATEWAY_MAX_RPS: int(1, 1000).default(5),
   GATEWAY_UNKNOWN_IDS_PERCENT: int(1, 100).default(20),
   GATEWAY_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  GATEWAY_BASE_URL_RECHECK_SECONDS: int(1, 3600).default(30),
+  GATEWAY_NOT_OURS_BREAKER_LIMIT: int(2, 1_000_000).default(30),
+  GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS: int(1, 3600).default(60),
+  GATEWAY_NOT_OURS_PAUSE_SECONDS: int(1, 86_400).default(300),
   RECONCILE_INTERVAL_SECONDS: int(10, 86_400).default(300),
   RECONCILE_BATCH_SIZE: int(1, 10_000).default(200),
   MED_WINDOW_DAYS: int(1, 3650).default(90),
@@ -181,6 +185,13 @@ export interface Config {
      */
     readonly unknownIdsMaxRps: number;
     readonly timeoutMs: number;
+    /** While the base URL check has not passed, it is tried again this often. */
+    readonly baseUrlRecheckMs: number;
+    readonly notOursBreaker: {
+      readonly limit: number;
+      readonly windowMs: number;
+      readonly pauseMs: number;
+    };
   } | null;
   readonly reconcile: {
     readonly intervalSeconds: number;
@@ -327,6 +338,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
             maxRps: e.GATEWAY_MAX_RPS,
             unknownIdsMaxRps: (e.GATEWAY_MAX_RPS * e.GATEWAY_UNKNOWN_IDS_PERCENT) / 100,
             timeoutMs: e.GATEWAY_TIMEOUT_MS,
+            baseUrlRecheckMs: e.GATEWAY_BASE_URL_RECHECK_SECONDS * 1000,
+            notOursBreaker: {
+              limit: e.GATEWAY_NOT_OURS_BREAKER_LIMIT,
+              windowMs: e.GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS * 1000,
+              pauseMs: e.GATEWAY_NOT_OURS_PAUSE_SECONDS * 1000,
+            },
           }
         : null,
     reconcile: { intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, batchSize: e.RECONCILE_BATCH_SIZE },

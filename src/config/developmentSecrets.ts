@@ -1,18 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from './config.js';
+import type { DevelopmentSecretsFile } from './developmentSecretsFile.js';
 
-/** What paymirror made up for this run; null where the operator configured one. */
+/** What development mode supplied; null where the operator configured one. */
 export interface GeneratedSecrets {
   readonly postbackSecret: string | null;
   readonly webhookToken: string | null;
+  /** Where they are kept between runs; null when nothing is kept (no file given). */
+  readonly file: string | null;
+  /** True when the file already held them: the URLs given to the gateway still work. */
+  readonly reused: boolean;
 }
 
 /**
  * `start` needs a postback secret and a webhook token to authenticate anything. In production
- * their absence is an error; in development paymirror makes a pair up so a newcomer can run it
- * at once (the entry point prints them and warns).
+ * their absence is an error and the development file is never read; in development paymirror
+ * takes them from that file, or makes them up once and keeps them there, so the URLs given to
+ * the gateway or the sandbox survive a restart (the entry point prints them and warns).
  */
-export function ensureNotificationSecrets(config: Config): {
+export function ensureNotificationSecrets(
+  config: Config,
+  file: DevelopmentSecretsFile | null = null,
+): {
   config: Config;
   generated: GeneratedSecrets | null;
 } {
@@ -34,19 +43,52 @@ export function ensureNotificationSecrets(config: Config): {
     return { config, generated: null };
   }
   if (missing.length === 0) return { config, generated: null };
+  const kept = file?.read() ?? {};
   const made = () => randomBytes(24).toString('base64url');
-  const generated: GeneratedSecrets = {
-    postbackSecret: config.postbackSecrets.length === 0 ? made() : null,
-    webhookToken: config.webhookTokens.length === 0 ? made() : null,
-  };
+  const postbackSecret =
+    config.postbackSecrets.length === 0 ? (kept.postbackSecret ?? made()) : null;
+  const webhookToken = config.webhookTokens.length === 0 ? (kept.webhookToken ?? made()) : null;
+  const reused =
+    (postbackSecret === null || postbackSecret === kept.postbackSecret) &&
+    (webhookToken === null || webhookToken === kept.webhookToken);
+  if (file && !reused) {
+    file.write({
+      ...kept,
+      ...(postbackSecret ? { postbackSecret } : {}),
+      ...(webhookToken ? { webhookToken } : {}),
+    });
+  }
   return {
     config: {
       ...config,
-      postbackSecrets: generated.postbackSecret
-        ? [generated.postbackSecret]
-        : config.postbackSecrets,
-      webhookTokens: generated.webhookToken ? [generated.webhookToken] : config.webhookTokens,
+      postbackSecrets: postbackSecret ? [postbackSecret] : config.postbackSecrets,
+      webhookTokens: webhookToken ? [webhookToken] : config.webhookTokens,
     },
-    generated,
+    generated: { postbackSecret, webhookToken, file: file?.path ?? null, reused },
+  };
+}
+
+/**
+ * The secrets a development paymirror runs with when none are configured, read without
+ * making any up: what `trigger` signs with. Production never reads the file.
+ */
+export function configuredOrKeptSecrets(
+  config: Config,
+  file: DevelopmentSecretsFile,
+): { postbackSecrets: readonly string[]; webhookTokens: readonly string[] } {
+  const kept = config.production ? {} : file.read();
+  return {
+    postbackSecrets:
+      config.postbackSecrets.length > 0
+        ? config.postbackSecrets
+        : kept.postbackSecret
+          ? [kept.postbackSecret]
+          : [],
+    webhookTokens:
+      config.webhookTokens.length > 0
+        ? config.webhookTokens
+        : kept.webhookToken
+          ? [kept.webhookToken]
+          : [],
   };
 }

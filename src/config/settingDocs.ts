@@ -152,6 +152,25 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
     group: 'The gateway',
     meaning: 'Per request to the gateway',
   },
+  GATEWAY_BASE_URL_RECHECK_SECONDS: {
+    group: 'The gateway',
+    meaning:
+      'How often the base URL check (GET /api/transactions/{not a number} must answer 400) is tried again while it has not passed: until it does, no answer is read as "not ours" (docs/reconciliation.md)',
+  },
+  GATEWAY_NOT_OURS_BREAKER_LIMIT: {
+    group: 'The gateway',
+    meaning:
+      'This many "not ours" answers (404/403 in shape B) within `GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS` pause that classification in this process: such answers become "cannot tell now" and are retried (docs/reconciliation.md)',
+  },
+  GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS: {
+    group: 'The gateway',
+    meaning: 'The window `GATEWAY_NOT_OURS_BREAKER_LIMIT` counts in',
+  },
+  GATEWAY_NOT_OURS_PAUSE_SECONDS: {
+    group: 'The gateway',
+    meaning:
+      'How long a tripped breaker pauses the "not ours" classification; it resumes after that once the base URL check passes again',
+  },
   BODY_LIMIT_BYTES: {
     group: 'Ingress',
     meaning: 'Larger notification bodies get 413',

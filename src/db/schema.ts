@@ -369,6 +369,8 @@ export const cashoutAttempts = pgTable(
     /** The gateway's answer as received (keys redacted, bounded), when it was not a success. */
     rawAnswer: text('raw_answer'),
     finishedAt: tstz('finished_at'),
+    /** Sent with `--force` while another attempt was unresolved: it does not hold the guard. */
+    forced: boolean('forced').notNull().default(false),
   },
   (t) => [
     check(
@@ -379,6 +381,11 @@ export const cashoutAttempts = pgTable(
     index('cashout_attempts_unresolved_idx')
       .on(t.requestedAt)
       .where(sql`${t.outcome} in ('pending', 'unknown')`),
+    // The cashout guard: at most one unforced attempt whose outcome nobody knows, across every
+    // process (a second insert conflicts rather than racing a check).
+    uniqueIndex('cashout_attempts_one_unresolved')
+      .on(sql`(true)`)
+      .where(sql`${t.outcome} in ('pending', 'unknown') and not ${t.forced}`),
   ],
 );
 

@@ -158,6 +158,9 @@ async function requestPlannedCashout(
     { amountCents, pixKey: plan.pixKey, pixKeyType: plan.pixKeyType },
   );
   if (result.kind === 'succeeded') return { kind: 'accepted', id: result.withdrawal.id };
+  if (result.kind === 'blocked') {
+    throw new DemoError(`cashout attempt ${result.blockedBy.id} has no known outcome yet`);
+  }
   // A refusal with a reason (422) creates no withdrawal; anything else is a failure.
   const { error } = result;
   if (result.kind === 'rejected' && result.error.status === 422) {

@@ -20,7 +20,5 @@ export const demoOptionsSchema = z.object({
   faults: z.boolean().default(true),
 });
 
-export type DemoOptions = z.output<typeof demoOptionsSchema>;
-
 /** Switched on unless --no-faults: duplicates, reordering and drops (src/sandbox/README.md). */
 export const DEMO_FAULTS = { duplicate: 0.15, reorder: 0.15, drop: 0.1 } as const;

@@ -1,6 +1,7 @@
 import { checkSameId, decodeAnswer } from './decode.js';
 import { resolveOptions } from './options.js';
 import type { GatewayClientOptions } from './options.js';
+import { GatewayError } from './gatewayError.js';
 import { createRedactor } from './redact.js';
 import { cashoutBody, saleBody } from './requestBodies.js';
 import { createdSaleFromWire, transactionFromWire, withdrawalFromWire } from './toDomain.js';
@@ -79,5 +80,23 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       });
       return decodeAnswer(endpoint, text, withdrawalWire, withdrawalFromWire, redact);
     },
+
+    async checkBaseUrl() {
+      const path = `/api/transactions/${BASE_URL_PROBE_ID}`;
+      try {
+        await send({ endpoint: 'checkBaseUrl', method: 'GET', path, retry: false, ungated: true });
+        return { kind: 'unchecked', detail: `GET ${path} answered 2xx, not 400` };
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        if (error.status === 400) return { kind: 'ok' };
+        const answer = error.status === null ? error.message : `HTTP ${error.status}`;
+        return error.status === 404
+          ? { kind: 'wrong', status: 404, detail: `GET ${path} answered 404 (${error.message})` }
+          : { kind: 'unchecked', detail: `GET ${path}: ${answer}, not 400` };
+      }
+    },
   };
 }
+
+/** Not a number: the read answers 400 (docs/gateway.md 7.2) on the right base path. */
+const BASE_URL_PROBE_ID = 'paymirror-base-url-check';

@@ -31,6 +31,11 @@ export class GatewayError extends Error {
   readonly retryAfterSeconds: number | null;
   /** The answer's body as received (keys redacted, at most RAW_ANSWER_LIMIT characters). */
   readonly rawAnswer: string | null;
+  /**
+   * A 404/403 in shape B that may not be read as "not ours" now (the base URL is unchecked, or
+   * the breaker paused the classification; see notOursGate): "cannot tell now".
+   */
+  readonly notOursWithheld: boolean;
 
   constructor(fields: {
     endpoint: GatewayEndpoint;
@@ -42,6 +47,7 @@ export class GatewayError extends Error {
     code?: string | null;
     retryAfterSeconds?: number | null;
     rawAnswer?: string | null;
+    notOursWithheld?: boolean;
     cause?: unknown;
   }) {
     super(fields.message, { cause: fields.cause });
@@ -52,6 +58,7 @@ export class GatewayError extends Error {
     this.errorType = fields.errorType ?? null;
     this.code = fields.code ?? null;
     this.retryAfterSeconds = fields.retryAfterSeconds ?? null;
+    this.notOursWithheld = fields.notOursWithheld ?? false;
     const raw = fields.rawAnswer ?? null;
     this.rawAnswer =
       raw !== null && raw.length > RAW_ANSWER_LIMIT ? `${raw.slice(0, RAW_ANSWER_LIMIT)}…` : raw;
@@ -65,7 +72,10 @@ export class GatewayError extends Error {
    */
   get isNotOurs(): boolean {
     return (
-      this.kind === 'http' && (this.status === 404 || this.status === 403) && this.shape === 'B'
+      this.kind === 'http' &&
+      (this.status === 404 || this.status === 403) &&
+      this.shape === 'B' &&
+      !this.notOursWithheld
     );
   }
 

@@ -1,4 +1,5 @@
 import { createRateLimiter, defaultSleep, DEFAULT_RATE_LIMIT_PER_SECOND } from './rateLimiter.js';
+import type { NotOursGate } from './notOursGate.js';
 import type { RateLimiter } from './rateLimiter.js';
 import { resolveRetryPolicy } from './retry.js';
 import type { RetryPolicy } from './retry.js';
@@ -40,6 +41,11 @@ export interface GatewayClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Called once per HTTP attempt (metrics); an exception it throws is ignored. */
   readonly onCall?: (call: GatewayCall) => void;
+  /**
+   * Decides whether a 404/403 shape B may be read as "not ours" (see notOursGate). Default:
+   * none, every such answer is.
+   */
+  readonly notOursGate?: NotOursGate | null;
 }
 
 export interface ClientSettings {
@@ -53,6 +59,7 @@ export interface ClientSettings {
   readonly random: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly onCall: (call: GatewayCall) => void;
+  readonly notOursGate: NotOursGate | null;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -96,6 +103,7 @@ export function resolveOptions(options: GatewayClientOptions): ClientSettings {
     fetch: options.fetch ?? globalThis.fetch,
     random: options.random ?? Math.random,
     sleep: options.sleep ?? defaultSleep,
+    notOursGate: options.notOursGate ?? null,
     onCall: (call) => {
       try {
         onCall?.(call);

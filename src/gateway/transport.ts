@@ -2,6 +2,7 @@ import { classifyErrorBody } from './errorBody.js';
 import { GatewayError } from './gatewayError.js';
 import { sendOnce } from './http.js';
 import type { HttpOutcome } from './http.js';
+import type { NotOursGate } from './notOursGate.js';
 import type { ClientSettings, GatewayVerdict } from './options.js';
 import { isRetryable, retryDelayMs } from './retry.js';
 import { parseRetryAfter } from './retryAfter.js';
@@ -16,6 +17,8 @@ export interface GatewayRequest {
   readonly body?: string;
   /** Only the GETs: a POST is sent exactly once, whatever happens. */
   readonly retry: boolean;
+  /** The base URL check itself: its 404 is judged by the check, not the not-ours gate. */
+  readonly ungated?: boolean;
 }
 
 /** Sends a request and returns the 2xx body text, or throws a GatewayError. */
@@ -45,7 +48,7 @@ export function createTransport(
       timeoutMs: settings.timeoutMs,
     });
     const succeeded = outcome.kind === 'answer' && outcome.status >= 200 && outcome.status < 300;
-    const failure = succeeded ? null : errorFor(request.endpoint, outcome);
+    const failure = succeeded ? null : gated(request, errorFor(request.endpoint, outcome));
     settings.onCall({
       endpoint: request.endpoint,
       status: outcome.kind === 'answer' ? outcome.status : outcome.kind,
@@ -88,6 +91,24 @@ export function createTransport(
     }
   }
 
+  /** A "not ours" the gate holds back becomes "cannot tell now". */
+  function gated(request: GatewayRequest, error: GatewayError): GatewayError {
+    const gate = settings.notOursGate;
+    if (!gate || request.ungated || !error.isNotOurs || gate.admit()) return error;
+    return new GatewayError({
+      endpoint: error.endpoint,
+      kind: error.kind,
+      status: error.status,
+      message: `${error.message} (not read as "not ours": ${withheldReason(gate)})`,
+      shape: error.shape,
+      errorType: error.errorType,
+      code: error.code,
+      retryAfterSeconds: error.retryAfterSeconds,
+      rawAnswer: error.rawAnswer,
+      notOursWithheld: true,
+    });
+  }
+
   return async function send(request: GatewayRequest): Promise<string> {
     const tries = request.retry ? settings.retry.attempts : 1;
     for (let retryIndex = 0; ; retryIndex += 1) {
@@ -102,6 +123,13 @@ export function createTransport(
       }
     }
   };
+}
+
+function withheldReason(gate: NotOursGate): string {
+  const { pausedUntil } = gate.status();
+  return pausedUntil
+    ? `too many such answers at once, paused until ${pausedUntil.toISOString()}`
+    : 'the GATEWAY_BASE_URL check has not passed yet';
 }
 
 function verdictOf(error: GatewayError): GatewayVerdict {

@@ -100,7 +100,18 @@ export interface CreatedSale {
   readonly shipping: unknown;
 }
 
-export type GatewayEndpoint = 'getTransaction' | 'getWithdrawal' | 'createSale' | 'requestCashout';
+export type GatewayEndpoint =
+  'getTransaction' | 'getWithdrawal' | 'createSale' | 'requestCashout' | 'checkBaseUrl';
+
+/**
+ * What GET /api/transactions/{not a number} said of the base URL: 'ok' (400, the read's own
+ * answer to a bad id), 'wrong' (404: no such route, the base path is wrong), 'unchecked'
+ * (anything else, or no answer: try again later).
+ */
+export type BaseUrlCheck =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'wrong'; readonly status: number; readonly detail: string }
+  | { readonly kind: 'unchecked'; readonly detail: string };
 
 export interface GatewayClient {
   /** GET /api/transactions/{id}. Retried on network errors, 429 and 5xx. */
@@ -111,4 +122,6 @@ export interface GatewayClient {
   createSale(request: CreateSaleRequest): Promise<CreatedSale>;
   /** POST /api/public/cashout. Never retried automatically: it moves money. */
   requestCashout(request: CashoutRequest): Promise<GatewayWithdrawal>;
+  /** GET /api/transactions/{not a number}, sent once: is GATEWAY_BASE_URL the gateway's? */
+  checkBaseUrl(): Promise<BaseUrlCheck>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIsoInstant, ISO_INSTANT_MESSAGE } from '../domain/isoInstant.js';
 import { PAYMENT_METHODS, SALE_STATUSES } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES } from '../domain/withdrawalMachine.js';
 
@@ -10,9 +11,7 @@ import { WITHDRAWAL_STATUSES } from '../domain/withdrawalMachine.js';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const optionalText = z.string().nullish();
-const isoDate = z
-  .string()
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO 8601 date');
+const isoDate = z.string().refine(isIsoInstant, ISO_INSTANT_MESSAGE);
 
 /** docs/gateway.md 2.1: amounts are decimal strings of reais. */
 export const withdrawalWire = z.object({

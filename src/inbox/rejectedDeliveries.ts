@@ -45,4 +45,4 @@ export async function storeRejected(sql: Sql, rejected: RejectedDelivery): Promi
   });
 }
 
-export { trimRejected, type RejectRetention } from './sql/rejected.js';
+export { trimRejected } from './sql/rejected.js';

@@ -27,6 +27,11 @@ export interface Metrics {
   readonly gatewayCalls: Counter<'endpoint' | 'status'>;
   readonly gatewayIndeterminate: Counter<'endpoint' | 'status'>;
   readonly gatewayBudgetTaken: Counter;
+  /** 1 while the base URL check (GET /api/transactions/{not a number} → 400) has not passed. */
+  readonly gatewayBaseUrlUnchecked: Gauge;
+  /** 1 while the breaker holds back the "not ours" classification (see gateway/notOursGate). */
+  readonly gatewayNotOursPaused: Gauge;
+  readonly gatewayNotOursBreakerTrips: Counter;
   readonly forwardedToConfirmation: Counter;
   /** Webhooks about unknown ids the gateway disowned in a row (see worker/notOursRun.ts). */
   readonly unknownWebhooksNotOursInARow: Gauge;
@@ -187,6 +192,21 @@ export function createMetrics(
     gatewayBudgetTaken: new Counter({
       name: 'paymirror_gateway_budget_taken_total',
       help: 'Requests this process sent under the gateway budget (GATEWAY_MAX_RPS, shared by every process of the account): sum over processes for the budget used',
+      registers,
+    }),
+    gatewayBaseUrlUnchecked: new Gauge({
+      name: 'paymirror_gateway_base_url_unchecked',
+      help: '1 while the base URL check (GET /api/transactions/{not a number} must answer 400) has not passed in this process: no answer is read as not ours meanwhile',
+      registers,
+    }),
+    gatewayNotOursPaused: new Gauge({
+      name: 'paymirror_gateway_not_ours_paused',
+      help: '1 while the breaker holds back the "not ours" classification in this process (too many 404/403 shape B answers within a minute): such answers are retried',
+      registers,
+    }),
+    gatewayNotOursBreakerTrips: new Counter({
+      name: 'paymirror_gateway_not_ours_breaker_trips_total',
+      help: 'Times the "not ours" breaker tripped (GATEWAY_NOT_OURS_BREAKER_LIMIT answers within GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS)',
       registers,
     }),
     forwardedToConfirmation: new Counter({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIsoInstant, ISO_INSTANT_MESSAGE } from '../domain/isoInstant.js';
 
 /**
  * The gateway's notification bodies as they travel (docs/gateway.md 6.3 and 6.5), before any unit
@@ -8,20 +9,7 @@ import { z } from 'zod';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const optionalText = z.string().nullish();
-/**
- * Years 0001–9999: what Postgres timestamptz reads back from Date#toISOString (a year past 9999
- * is written "+010000-…", which Postgres refuses; year 0 does not exist there).
- */
-const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
-const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
-/** ISO 8601 with a time and an offset (Z or ±hh:mm): a date without one is a guess at a zone. */
-const ISO_WITH_OFFSET =
-  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})$/;
-const isoDate = z.string().refine((value) => {
-  if (!ISO_WITH_OFFSET.test(value)) return false;
-  const instant = Date.parse(value);
-  return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
-}, 'not an ISO 8601 date and time with an offset (Z or ±hh:mm) between the years 1 and 9999');
+const isoDate = z.string().refine(isIsoInstant, ISO_INSTANT_MESSAGE);
 
 /** userId is compared as an integer: 42 and "42" are the same seller. */
 export const userIdSchema = z.union([

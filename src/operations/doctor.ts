@@ -55,6 +55,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     nodes === null
       ? skipped(name, `Redis (${redisTopology}) does not answer`)
       : check(name, () => run(nodes));
+  const baseUrl = await check('gateway base URL', () => gatewayBaseUrl(deps.gateway));
   try {
     return await Promise.all([
       check('secrets', () => secrets(config)),
@@ -64,7 +65,11 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
       redis,
       needsRedis('redis eviction', redisEviction),
       needsRedis('redis persistence', redisPersistence),
-      check('gateway', () => gatewayKeys(deps.gateway)),
+      baseUrl,
+      // On a wrong base path every read answers a shape B 404, which would pass for "keys accepted".
+      baseUrl.status === 'fail'
+        ? skipped('gateway', 'GATEWAY_BASE_URL is wrong')
+        : check('gateway', () => gatewayKeys(deps.gateway)),
     ]);
   } finally {
     for (const node of nodes ?? []) node.close();
@@ -301,6 +306,26 @@ function redisPersistence(nodes: readonly RedisNodeClient[]): Promise<Omit<Check
         'no persistence: every queued job is lost on a restart (the sweeper re-enqueues them from Postgres, after SWEEP_AFTER_SECONDS)',
     };
   });
+}
+
+/** GET /api/transactions/{not a number} answers 400 on the right base path, 404 on a wrong one. */
+async function gatewayBaseUrl(gateway: GatewayClient | null): Promise<Omit<Check, 'name'>> {
+  if (!gateway) return { status: 'warn', detail: 'no GATEWAY_* keys: nothing to check' };
+  const verdict = await gateway.checkBaseUrl();
+  switch (verdict.kind) {
+    case 'ok':
+      return { status: 'ok', detail: 'GET /api/transactions/{not a number} answers 400' };
+    case 'wrong':
+      return {
+        status: 'fail',
+        detail: `GATEWAY_BASE_URL is wrong: ${verdict.detail} (a route the gateway does not have)`,
+      };
+    case 'unchecked':
+      return {
+        status: 'fail',
+        detail: `GATEWAY_BASE_URL not checked: ${verdict.detail}; until it is, paymirror reads no answer as "not ours"`,
+      };
+  }
 }
 
 async function gatewayKeys(gateway: GatewayClient | null): Promise<Omit<Check, 'name'>> {

@@ -9,7 +9,8 @@ import {
 import type { Logger } from '../log/logger.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import { cashoutFailureOutcome } from './cashoutOutcome.js';
-import { attemptFailed, attemptSucceeded, insertAttempt } from './sql.js';
+import type { CashoutAttemptRow } from '../db/rows.js';
+import { attemptFailed, attemptSucceeded, insertAttempt, oldestUnresolvedAttempt } from './sql.js';
 import { InvariantError } from '../lib/invariantError.js';
 
 export type CashoutResult =
@@ -23,7 +24,9 @@ export type CashoutResult =
   /** The gateway refused it in words: nothing was paid. */
   | { readonly kind: 'rejected'; readonly attemptId: number; readonly error: GatewayError }
   /** No clear answer: it may have paid. Check before sending it again. */
-  | { readonly kind: 'unknown'; readonly attemptId: number; readonly error: unknown };
+  | { readonly kind: 'unknown'; readonly attemptId: number; readonly error: unknown }
+  /** Not sent: an earlier attempt's outcome is still pending or unknown. */
+  | { readonly kind: 'blocked'; readonly blockedBy: CashoutAttemptRow };
 
 export interface CashoutDeps {
   readonly sql: Sql;
@@ -35,18 +38,16 @@ export interface CashoutDeps {
 /**
  * Asks the gateway for a cashout: the attempt is a row before the POST, the POST is sent once
  * (it moves money), and its outcome is recorded; a success is written to the mirror at once
- * (source 'api'), so the withdrawal is known before any webhook.
+ * (source 'api'), so the withdrawal is known before any webhook. While an earlier attempt's
+ * outcome is pending or unknown nothing is sent (it may have paid), unless `forced`.
  */
 export async function requestCashout(
   deps: CashoutDeps,
   request: CashoutRequest,
+  options: { readonly forced?: boolean } = {},
 ): Promise<CashoutResult> {
-  const attemptId = await insertAttempt(deps.sql, {
-    amountCents: request.amountCents,
-    pixKey: request.pixKey,
-    pixKeyType: request.pixKeyType ?? null,
-  });
-  if (attemptId === null) throw new InvariantError('the cashout attempt was not recorded');
+  const attemptId = await recordAttempt(deps.sql, request, options.forced === true);
+  if (typeof attemptId !== 'number') return { kind: 'blocked', blockedBy: attemptId };
 
   const readAt = new Date();
   let withdrawal: GatewayWithdrawal;
@@ -66,6 +67,23 @@ export async function requestCashout(
     },
   );
   return { kind: 'succeeded', attemptId, withdrawal, recordError };
+}
+
+/** The new attempt's id, or the unresolved attempt that holds the guard. */
+async function recordAttempt(
+  sql: Sql,
+  request: CashoutRequest,
+  forced: boolean,
+): Promise<number | CashoutAttemptRow> {
+  const row = { amountCents: request.amountCents, pixKey: request.pixKey, forced };
+  // The holder may be resolved between the refused insert and the look-up: try again then.
+  for (let round = 0; round < 3; round += 1) {
+    const attemptId = await insertAttempt(sql, { ...row, pixKeyType: request.pixKeyType ?? null });
+    if (attemptId !== null) return attemptId;
+    const holder = await oldestUnresolvedAttempt(sql);
+    if (holder) return holder;
+  }
+  throw new InvariantError('the cashout attempt was not recorded');
 }
 
 async function failed(

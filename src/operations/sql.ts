@@ -7,20 +7,44 @@ import { cashoutAttempts } from '../db/schema.js';
 
 export type CashoutOutcome = 'pending' | 'succeeded' | 'rejected' | 'unknown' | 'not_paid';
 
-/** Records an attempt before its POST is sent; returns its id. */
+/**
+ * Records an attempt before its POST is sent; returns its id, or null when an earlier attempt's
+ * outcome is still pending or unknown (never for a forced one). The unique partial index
+ * `cashout_attempts_one_unresolved` decides between two unforced inserts at once; the
+ * `not exists` also counts forced attempts left unresolved. A forced one (`--force`, the
+ * operator's explicit choice) is recorded whatever else is unresolved.
+ */
 export async function insertAttempt(
   sql: Sql,
   request: {
     readonly amountCents: number;
     readonly pixKey: string;
     readonly pixKeyType: string | null;
+    readonly forced: boolean;
   },
 ): Promise<number | null> {
-  const [attempt] = await sql<{ id: number }[]>`
-    insert into cashout_attempts (amount_cents, pix_key, pix_key_type)
-    values (${request.amountCents}, ${request.pixKey}, ${request.pixKeyType})
-    returning id`;
+  const values = sql`${request.amountCents}::bigint, ${request.pixKey}::text, ${request.pixKeyType}::text`;
+  const [attempt] = request.forced
+    ? await sql<{ id: number }[]>`
+        insert into cashout_attempts (amount_cents, pix_key, pix_key_type, forced)
+        values (${values}, true)
+        returning id`
+    : await sql<{ id: number }[]>`
+        insert into cashout_attempts (amount_cents, pix_key, pix_key_type)
+        select ${values}
+         where not exists (select 1 from cashout_attempts where outcome in ('pending', 'unknown'))
+        on conflict do nothing
+        returning id`;
   return attempt?.id ?? null;
+}
+
+/** The oldest attempt whose outcome is pending or unknown, if any. */
+export async function oldestUnresolvedAttempt(sql: Sql): Promise<CashoutAttemptRow | null> {
+  const [attempt] = await sql<CashoutAttemptRow[]>`
+    select ${selectFields(sql, cashoutAttempts)} from cashout_attempts
+     where outcome in ('pending', 'unknown')
+     order by id limit 1`;
+  return attempt ?? null;
 }
 
 /** The attempts with this outcome (any, when null), newest first. */

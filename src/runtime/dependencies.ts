@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { connectPostgres } from '../db/connect.js';
 import type { RedisTopology } from '../config/config.js';
 import { createProbeRedis, describeRedis, redisSetting } from './redis.js';
@@ -22,7 +23,25 @@ export class DependencyUnreachableError extends Error {
   }
 }
 
+/**
+ * The server answered and refused the credentials: it is running, so "is it running?" would
+ * send the operator the wrong way. The message names the user, never the password.
+ */
+export class PostgresAuthenticationError extends Error {
+  override readonly name = 'PostgresAuthenticationError';
+  /** The configuration is wrong (exit code 2), not the service. */
+  readonly exitCode = 2;
+  constructor(address: string, user: string, detail: string, setting: string) {
+    super(
+      `Postgres at ${address} refused the connection: authentication failed for user ` +
+        `"${user}" (${detail}); check the user and password in ${setting}`,
+    );
+  }
+}
+
 export const DEPENDENCY_TIMEOUT_MS = 10_000;
+
+const AUTHENTICATION_FAILED = new Set(['28P01', '28000']);
 
 export async function requirePostgres(
   url: string,
@@ -41,6 +60,14 @@ export async function requirePostgres(
     if ((error as { code?: string }).code === '3D000') return;
     // PgBouncer says it in a pooler error of its own, without the SQLSTATE.
     if (error instanceof Error && /database ".*" does not exist/.test(error.message)) return;
+    if (AUTHENTICATION_FAILED.has((error as { code?: string }).code ?? '')) {
+      throw new PostgresAuthenticationError(
+        addressOf(url, 5432),
+        userOf(url),
+        (error as Error).message.replace(/\w+:\/\/\S+/g, '<url>').slice(0, 200),
+        setting,
+      );
+    }
     throw new DependencyUnreachableError(
       'Postgres',
       addressOf(url, 5432),
@@ -71,6 +98,14 @@ export async function requireRedis(
     );
   } finally {
     redis.disconnect();
+  }
+}
+
+function userOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).username) || userInfo().username;
+  } catch {
+    return '(unparseable URL)';
   }
 }
 

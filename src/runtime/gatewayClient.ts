@@ -11,6 +11,7 @@ import {
   type BudgetRedis,
   type GatewayClient,
 } from '../gateway/index.js';
+import type { NotOursGate } from '../gateway/notOursGate.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /**
@@ -26,6 +27,7 @@ export function gatewayClientFor(
   metrics: Metrics | null,
   redis: BudgetRedis | null,
   share: 'all' | 'unknownIds' = 'all',
+  notOursGate: NotOursGate | null = null,
 ): GatewayClient | null {
   if (!config.gateway) return null;
   const { maxRps, unknownIdsMaxRps, publicKey } = config.gateway;
@@ -43,6 +45,7 @@ export function gatewayClientFor(
     privateKey: config.gateway.privateKey,
     timeoutMs: config.gateway.timeoutMs,
     rateLimiter: share === 'all' ? account : withinShare(part, account),
+    notOursGate,
     onCall: (call) => {
       const labels = { endpoint: call.endpoint, status: String(call.status) };
       metrics?.gatewayCalls.inc(labels);

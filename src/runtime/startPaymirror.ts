@@ -32,6 +32,7 @@ import {
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
 import { startConfirmationWorker, startUnknownIdsWorker } from '../worker/confirmationWorker.js';
 import { startNotificationWorker } from '../worker/notificationWorker.js';
+import { createGatewayBaseUrlGuard } from './gatewayBaseUrl.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
 import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
@@ -88,7 +89,21 @@ export async function startPaymirror(
   const retry: RetryPolicy = { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs };
 
   // The gateway budget is the account's: every process draws from one bucket in Redis.
-  const gateway = gatewayClientFor(config, metrics, producerRedis);
+  const baseUrlGuard =
+    config.gateway && (roles.has('worker') || roles.has('scheduler'))
+      ? createGatewayBaseUrlGuard(config.gateway, metrics, logger)
+      : null;
+  const notOursGate = baseUrlGuard?.gate ?? null;
+  const gateway = gatewayClientFor(config, metrics, producerRedis, 'all', notOursGate);
+  if (baseUrlGuard && gateway) {
+    // A wrong base path refuses to start (exit 2): nothing is open yet but these two clients.
+    await baseUrlGuard.start(gateway).catch(async (error: unknown) => {
+      await closeLaneQueues(lanes);
+      producerRedis.disconnect();
+      await database.close();
+      throw error;
+    });
+  }
   const workerRedis =
     roles.has('worker') || roles.has('scheduler') ? createWorkerRedis(config.redis) : null;
   const laneDeps = workerRedis
@@ -123,7 +138,13 @@ export async function startPaymirror(
                 }),
                 startUnknownIdsWorker({
                   ...laneDeps,
-                  gateway: gatewayClientFor(config, metrics, producerRedis, 'unknownIds'),
+                  gateway: gatewayClientFor(
+                    config,
+                    metrics,
+                    producerRedis,
+                    'unknownIds',
+                    notOursGate,
+                  ),
                   concurrency: config.confirmationConcurrency,
                 }),
               ]
@@ -285,17 +306,29 @@ export async function startPaymirror(
           ),
         ]);
         const spooled = spool ? await spool.pending().catch(() => 0) : 0;
+        const notes = {
+          ...(spooled > 0
+            ? { spool: `degraded: ${spooled} deliveries spooled, waiting for Postgres` }
+            : {}),
+          // Reported, not failing: reads still work, only "not ours" waits for the check.
+          ...(baseUrlGuard ? { gateway: baseUrlGuard.describe() } : {}),
+        };
         return {
           checks: { postgres, redis },
-          ...(spooled > 0
-            ? { notes: { spool: `degraded: ${spooled} deliveries spooled, waiting for Postgres` } }
-            : {}),
+          ...(Object.keys(notes).length > 0 ? { notes } : {}),
         };
       },
     },
     operations: config.adminListener === 'public',
   };
-  const server = await listen(createRequestListener(httpDeps), config.host, config.port, config);
+  const server = await listen(
+    createRequestListener(httpDeps),
+    config.host,
+    config.port,
+    config,
+  ).catch((error: unknown) => {
+    throw new ListenError(`PORT (${config.host}:${config.port})`, error);
+  });
   // The admin listener: /metrics, bull-board and the console apart from the public port (with
   // the probes too), on loopback unless METRICS_HOST says otherwise.
   const admin = config.adminListener;
@@ -330,6 +363,7 @@ export async function startPaymirror(
         await spoolDrainer?.stop();
         await spool?.close();
         await stopScheduler?.();
+        await baseUrlGuard?.stop();
         for (const worker of workers) await worker.close();
         await transitions?.close();
         await closeLaneQueues(lanes);
@@ -347,10 +381,20 @@ export async function startPaymirror(
 export class ListenError extends Error {
   override readonly name = 'ListenError';
   constructor(where: string, cause: unknown) {
-    super(`cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    super(`cannot listen on ${where}: ${listenReason(cause)}`, { cause });
   }
+}
+
+function listenReason(cause: unknown): string {
+  switch ((cause as { code?: string } | null)?.code) {
+    case 'EADDRINUSE':
+      return 'the port is in use (another paymirror, or another program); choose a free one or stop what holds it';
+    case 'EADDRNOTAVAIL':
+      return 'the address is not on this host';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+  }
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 async function listen(

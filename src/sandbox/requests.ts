@@ -119,7 +119,6 @@ export const cashoutRequestSchema = z.object({
     .max(77, 'pixKey must have 8 to 77 characters'),
   pixKeyType: pixKeyTypeSchema.default('CPF'),
 });
-export type CashoutRequest = z.output<typeof cashoutRequestSchema>;
 
 export const saleStatusMoveSchema = z.object({ status: saleStatusSchema });
 export const withdrawalStatusMoveSchema = z.object({ status: withdrawalStatusSchema });

@@ -266,6 +266,9 @@ describe('invalid 2xx bodies', () => {
     ['a missing id', withdrawalWire({ id: undefined }), 'id'],
     ['another record', withdrawalWire({ id: 8 }), 'id'],
     ['a bad date', withdrawalWire({ createdAt: 'yesterday' }), 'createdAt'],
+    ['a date that is a number', withdrawalWire({ createdAt: '1' }), 'createdAt'],
+    ['a date without an offset', withdrawalWire({ updatedAt: '2026-11-20T10:05:00' }), 'updatedAt'],
+    ['a day the month lacks', withdrawalWire({ createdAt: '2026-02-30T10:00:00Z' }), 'createdAt'],
     ['not JSON', 'OK', 'not JSON'],
     ['an array', [], '(body)'],
   ];

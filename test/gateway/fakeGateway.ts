@@ -80,12 +80,25 @@ export function inSequence(...replies: Reply[]): Handler {
   };
 }
 
+/** The path paymirror's base URL check reads (see GatewayClient.checkBaseUrl). */
+export const BASE_URL_CHECK_PATH = '/api/transactions/paymirror-base-url-check';
+
+/**
+ * With `baseUrlCheck` (the default), the base URL check is answered as the gateway answers it
+ * (400 shape B) before the handler, and not recorded: the handler sees the reads a test makes.
+ */
 export async function startFakeGateway(
   handler: Handler,
   now: () => number = () => 0,
+  options: { readonly baseUrlCheck?: boolean } = {},
 ): Promise<FakeGateway> {
   const requests: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
+    if ((options.baseUrlCheck ?? true) && req.url === BASE_URL_CHECK_PATH) {
+      req.resume();
+      answer(res, { status: 400, body: { message: 'Invalid id', error: 'Bad Request' } });
+      return;
+    }
     const at = now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

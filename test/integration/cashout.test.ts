@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { createLogger } from '../../src/log/logger.js';
 import { resolveCashoutAttempt } from '../../src/operations/cashoutAttempts.js';
@@ -13,6 +13,8 @@ import {
   type Reply,
 } from '../gateway/fakeGateway.js';
 import { runCli } from '../support/cli.js';
+import { startCountingProxy } from '../support/countingProxy.js';
+import { startTestSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/services.js';
 
 // A cashout moves money: every attempt is a row before the POST, the POST is sent once, and an
@@ -50,6 +52,19 @@ async function attempt(id: number) {
   return row;
 }
 
+/** Sends one cashout; an earlier unresolved attempt must not block it. */
+async function send(options: { forced?: boolean } = {}) {
+  const result = await requestCashout(deps(), request, options);
+  if (result.kind === 'blocked') throw new Error(`blocked by attempt ${result.blockedBy.id}`);
+  return result;
+}
+
+// Each test starts with no unresolved attempt (the cashout guard would hold the next one).
+beforeEach(async () => {
+  await sql()`update cashout_attempts set outcome = 'not_paid'
+               where outcome in ('pending', 'unknown')`;
+});
+
 function postsSince(before: number): number {
   return gateway.requests.slice(before).filter((r) => r.method === 'POST').length;
 }
@@ -63,7 +78,7 @@ describe('cashout outcomes', () => {
   ])('%s is an unknown outcome, recorded, sent once', async (_name, answer) => {
     reply = answer;
     const before = gateway.requests.length;
-    const result = await requestCashout(deps(), request);
+    const result = await send();
     expect(result.kind).toBe('unknown');
     expect(postsSince(before)).toBe(1);
     expect(await attempt(result.attemptId)).toMatchObject({
@@ -77,7 +92,7 @@ describe('cashout outcomes', () => {
 
   it('keeps the raw answer of a 2xx that does not decode, keys redacted', async () => {
     reply = { status: 200, body: { echo: PRIVATE_KEY, id: 'w-2' } };
-    const result = await requestCashout(deps(), request);
+    const result = await send();
     const row = await attempt(result.attemptId);
     expect(row?.raw_answer).toContain('w-2');
     expect(row?.raw_answer).not.toContain(PRIVATE_KEY);
@@ -89,14 +104,14 @@ describe('cashout outcomes', () => {
       status: 422,
       body: { message: 'Saldo insuficiente', errorType: 'INSUFFICIENT_BALANCE' },
     };
-    const result = await requestCashout(deps(), request);
+    const result = await send();
     expect(result.kind).toBe('rejected');
     expect(await attempt(result.attemptId)).toMatchObject({ outcome: 'rejected' });
   });
 
   it('a success is recorded with its withdrawal, and mirrored', async () => {
     reply = { status: 201, body: withdrawalWire({ id: 9101, amount: '150.5', status: 'PENDING' }) };
-    const result = await requestCashout(deps(), request);
+    const result = await send();
     expect(result).toMatchObject({ kind: 'succeeded', recordError: null });
     expect(await attempt(result.attemptId)).toMatchObject({
       outcome: 'succeeded',
@@ -109,7 +124,7 @@ describe('cashout outcomes', () => {
 
   it('an unknown one is resolved against the gateway, never with the wrong withdrawal', async () => {
     reply = 'destroy';
-    const unknown = await requestCashout(deps(), request);
+    const unknown = await send();
     reply = { status: 200, body: withdrawalWire({ id: 9102, amount: '99.99' }) };
     await expect(
       resolveCashoutAttempt(deps(), unknown.attemptId, { kind: 'paid', withdrawalId: 9102 }),
@@ -185,3 +200,71 @@ describe('paymirror cashout', () => {
     }
   });
 });
+
+describe('the cashout guard', () => {
+  it('sends nothing while an attempt is unknown, unless forced; a resolve lifts it', async () => {
+    reply = 'destroy';
+    const unknown = await send();
+    const before = gateway.requests.length;
+    const blocked = await requestCashout(deps(), request);
+    expect(blocked).toMatchObject({
+      kind: 'blocked',
+      blockedBy: { id: unknown.attemptId, outcome: 'unknown' },
+    });
+    expect(postsSince(before)).toBe(0);
+
+    reply = { status: 201, body: withdrawalWire({ id: 9301, amount: '150.5', status: 'PENDING' }) };
+    const forced = await send({ forced: true });
+    expect(forced.kind).toBe('succeeded');
+    expect(postsSince(before)).toBe(1);
+    // The forced one does not lift the guard: the unknown attempt still holds it.
+    expect((await requestCashout(deps(), request)).kind).toBe('blocked');
+
+    await resolveCashoutAttempt(deps(), unknown.attemptId, { kind: 'not_paid' });
+    reply = { status: 201, body: withdrawalWire({ id: 9302, amount: '150.5', status: 'PENDING' }) };
+    expect((await requestCashout(deps(), request)).kind).toBe('succeeded');
+  });
+
+  it('holds in the database: a second unforced unresolved attempt cannot be written', async () => {
+    await sql()`insert into cashout_attempts (amount_cents, pix_key) values (100, 'k-12345678')`;
+    await expect(
+      sql()`insert into cashout_attempts (amount_cents, pix_key) values (100, 'k-12345678')`,
+    ).rejects.toThrow(/cashout_attempts_one_unresolved/);
+  });
+});
+
+describe('two `paymirror cashout` at once', () => {
+  it('let exactly one POST reach the gateway', async () => {
+    const sandbox = await startTestSandbox({ initialBalanceCents: 1_000_000 });
+    const proxy = await startCountingProxy(sandbox.url);
+    try {
+      proxy.hold('/api/public/cashout');
+      const env = {
+        ...sandbox.env,
+        GATEWAY_BASE_URL: proxy.url,
+        DATABASE_URL: test().url,
+        LOG_LEVEL: 'silent',
+      };
+      const args = ['cashout', '--amount', '150.00', '--pix-key', 'maria@example.com'];
+      const runs = [runCli(args, env), runCli(args, env)];
+      const exits = runs.map((run) => run.exited);
+      // The held POST keeps the first attempt pending: the other process must give up on its
+      // own (without the guard, a second POST arrives instead).
+      await Promise.race([...exits, until(() => proxy.posts('/api/public/cashout') >= 2)]);
+      proxy.release('/api/public/cashout');
+      const codes = (await Promise.all(exits)).map((exit) => exit.code);
+      expect(codes.sort()).toEqual([0, 1]);
+      expect(proxy.posts('/api/public/cashout')).toBe(1);
+      const refused = runs.find((run) => /not sent/.test(run.output()));
+      expect(refused?.output()).toMatch(/Cashout attempt \d+ .* is pending/);
+      expect(refused?.output()).toMatch(/paymirror cashouts resolve \d+/);
+    } finally {
+      await proxy.close();
+      await sandbox.close();
+    }
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

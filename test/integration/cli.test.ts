@@ -145,6 +145,27 @@ describe('start', () => {
     }
   });
 
+  it('in development keeps what it made up in .paymirror/dev.env and reuses it after a restart', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'paymirror-cwd-'));
+    const tokenOf = async () => {
+      const run = runCli(['start', '--role', 'ingress'], baseEnv(), { cwd });
+      try {
+        const token = (await run.waitForOutput(/WEBHOOK_TOKENS=([A-Za-z0-9_-]+)/))[1] as string;
+        await listeningUrl(run);
+        expect(run.output()).toMatch(/\.paymirror\/dev\.env/);
+        expect(run.output()).toMatch(/copy the lines of \.paymirror\/dev\.env into \.env/);
+        return token;
+      } finally {
+        expect((await stop(run)).code).toBe(0);
+      }
+    };
+    const first = await tokenOf();
+    expect(readFileSync(join(cwd, '.paymirror', 'dev.env'), 'utf8')).toContain(
+      `WEBHOOK_TOKENS=${first}`,
+    );
+    expect(await tokenOf()).toBe(first);
+  });
+
   it.each([
     ['POSTBACK_SECRETS', POSTBACK_SECRET, 'WEBHOOK_TOKENS'],
     ['WEBHOOK_TOKENS', WEBHOOK_TOKEN, 'POSTBACK_SECRETS'],

@@ -60,3 +60,15 @@ describe('GET /api/transactions/{id} errors (docs/gateway.md 7.2)', () => {
     expect(answer.status).toBe(401);
   });
 });
+
+describe('a route the gateway does not have', () => {
+  it("answers NestJS's own 404 body", async () => {
+    const answer = await harness.call('GET', '/v1/api/transactions/12');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toStrictEqual({
+      statusCode: 404,
+      message: 'Cannot GET /v1/api/transactions/12',
+      error: 'Not Found',
+    });
+  });
+});

@@ -10,6 +10,8 @@ export interface CountingProxy {
   readonly url: string;
   /** GETs received for this path so far (held ones included). */
   gets(path: string): number;
+  /** POSTs received for this path so far (held ones included). */
+  posts(path: string): number;
   /** GETs received for paths matching this pattern. */
   getsMatching(pattern: RegExp): number;
   /** Answers to this path wait until released. */
@@ -21,10 +23,12 @@ export interface CountingProxy {
 
 export async function startCountingProxy(target: string): Promise<CountingProxy> {
   const counts = new Map<string, number>();
+  const postCounts = new Map<string, number>();
   const held = new Map<string, (() => void)[]>();
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     if (req.method === 'GET') counts.set(path, (counts.get(path) ?? 0) + 1);
+    if (req.method === 'POST') postCounts.set(path, (postCounts.get(path) ?? 0) + 1);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -65,6 +69,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   return {
     url: `http://127.0.0.1:${port}`,
     gets: (path) => counts.get(path) ?? 0,
+    posts: (path) => postCounts.get(path) ?? 0,
     getsMatching: (pattern) =>
       [...counts].reduce((sum, [path, count]) => sum + (pattern.test(path) ? count : 0), 0),
     hold(path) {

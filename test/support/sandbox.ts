@@ -24,7 +24,7 @@ export interface TestSandbox {
 
 /** The sandbox gateway on a free port, with fast notification retries for tests. */
 export async function startTestSandbox(
-  options: { webhookUrl?: string | null } = {},
+  options: { webhookUrl?: string | null; initialBalanceCents?: number } = {},
 ): Promise<TestSandbox> {
   const keys = generateKeyPair();
   const sandbox = createSandbox({
@@ -33,6 +33,9 @@ export async function startTestSandbox(
     webhookUrl: options.webhookUrl ?? null,
     userId: SELLER_USER_ID,
     retryBaseMs: 20,
+    ...(options.initialBalanceCents === undefined
+      ? {}
+      : { initialBalanceCents: options.initialBalanceCents }),
   });
   const { url } = await sandbox.listen(0);
   const call = async (

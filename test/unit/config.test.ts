@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/config.js';
-import { ensureNotificationSecrets } from '../../src/config/developmentSecrets.js';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  configuredOrKeptSecrets,
+  ensureNotificationSecrets,
+} from '../../src/config/developmentSecrets.js';
+import { developmentSecretsFile } from '../../src/config/developmentSecretsFile.js';
 import { queuePrefixFor } from '../../src/runtime/redis.js';
 
 describe('parseConfig', () => {
@@ -118,6 +125,58 @@ describe('ensureNotificationSecrets', () => {
     expect(generated?.webhookToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(config.postbackSecrets).toEqual(['a-postback-secret-0123']);
     expect(config.webhookTokens).toEqual([generated?.webhookToken]);
+  });
+});
+
+describe('development secrets file', () => {
+  const fileIn = () =>
+    developmentSecretsFile(
+      join(mkdtempSync(join(tmpdir(), 'paymirror-dev-')), '.paymirror', 'dev.env'),
+    );
+
+  it('keeps what it made up and hands the same back at the next start', () => {
+    const file = fileIn();
+    const first = ensureNotificationSecrets(parseConfig({}), file);
+    expect(first.generated?.reused).toBe(false);
+    expect(first.generated?.file).toBe(file.path);
+    const second = ensureNotificationSecrets(parseConfig({}), file);
+    expect(second.generated?.reused).toBe(true);
+    expect(second.config.postbackSecrets).toEqual(first.config.postbackSecrets);
+    expect(second.config.webhookTokens).toEqual(first.config.webhookTokens);
+    const text = readFileSync(file.path, 'utf8');
+    expect(text).toContain(`POSTBACK_SECRETS=${first.generated?.postbackSecret}`);
+    expect(text).toContain(`WEBHOOK_TOKENS=${first.generated?.webhookToken}`);
+    expect(statSync(file.path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dirname(file.path), '.gitignore'), 'utf8')).toBe('*\n');
+  });
+
+  it('never writes a configured secret into the file', () => {
+    const file = fileIn();
+    ensureNotificationSecrets(parseConfig({ POSTBACK_SECRETS: 'a-postback-secret-0123' }), file);
+    expect(readFileSync(file.path, 'utf8')).not.toContain('a-postback-secret-0123');
+    expect(file.read().postbackSecret).toBeUndefined();
+  });
+
+  it('is never read in production', () => {
+    const file = fileIn();
+    ensureNotificationSecrets(parseConfig({}), file);
+    expect(() => ensureNotificationSecrets(parseConfig({ NODE_ENV: 'production' }), file)).toThrow(
+      /POSTBACK_SECRETS: required when NODE_ENV=production/,
+    );
+    expect(configuredOrKeptSecrets(parseConfig({ NODE_ENV: 'production' }), file)).toEqual({
+      postbackSecrets: [],
+      webhookTokens: [],
+    });
+    expect(configuredOrKeptSecrets(parseConfig({}), file).postbackSecrets).toHaveLength(1);
+  });
+
+  it('refuses a file it did not write, naming it', () => {
+    const file = fileIn();
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, 'WEBHOOK_TOKENS=not a token\n');
+    expect(() => ensureNotificationSecrets(parseConfig({}), file)).toThrow(
+      /dev\.env: WEBHOOK_TOKENS/,
+    );
   });
 });
 

@@ -132,6 +132,10 @@ describe('parseNotification', () => {
       ['2026-11-20T10:00:00', 'offset'],
       ['2026-11-20', 'offset'],
       ['20 Nov 2026 10:00:00 GMT', 'offset'],
+      ['1', 'offset'],
+      ['2026-02-31T10:00:00Z', 'offset'],
+      ['2026-11-20T24:00:00Z', 'offset'],
+      ['2026-11-20T10:00:00+25:00', 'offset'],
     ])('date %s: %s', (date, expected) => {
       const reason = reasonOf('postback', { ...sale, date });
       if (expected === 'parsed') expect(reason).toBe('parsed');

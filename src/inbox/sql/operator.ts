@@ -146,3 +146,39 @@ export async function countOlderThan(
       (select count(*)::int from rejected_deliveries where received_at < ${cutoff}) as rejected`;
   return row ?? { dedupeKeys: 0, inboxRows: 0, rejected: 0 };
 }
+
+export interface TailRow {
+  readonly id: number;
+  readonly received_at: Date;
+  readonly channel: string;
+  /** `sale:123`, or null when the ingress could not tell. */
+  readonly resource: string | null;
+  readonly status: string | null;
+  readonly state: string;
+  readonly outcome: string | null;
+}
+
+/** The newest inbox row's id (0 when there is none): where a tail starts. */
+export async function lastInboxId(sql: Sql): Promise<number> {
+  const [row] = await sql<
+    { id: number }[]
+  >`select coalesce(max(id), 0)::int8 as id from inbox_events`;
+  return row?.id ?? 0;
+}
+
+/** Rows after `afterId`, and the rows in `watched` (still pending when last seen), in id order. */
+export function tailInbox(
+  sql: Sql,
+  afterId: number,
+  watched: readonly number[],
+  limit: number,
+): Promise<TailRow[]> {
+  return sql<TailRow[]>`
+    select id, received_at, channel,
+           case when resource_type is null then null else resource_type || ':' || resource_id end as resource,
+           notified_status as status, state, outcome
+      from inbox_events
+     where id > ${afterId} or id = any(${[...watched]}::int8[])
+     order by id
+     limit ${limit}`;
+}

@@ -57,9 +57,17 @@ export function createSandboxApp(deps: HttpDeps): Express {
   );
 
   app.use((req, res) => {
-    const message = `no route for ${req.method} ${req.path}`;
-    if (isControlPath(req.originalUrl)) sendControlError(res, 404, message);
-    else sendShapeB(res, 404, 'Not found', message);
+    if (isControlPath(req.originalUrl)) {
+      sendControlError(res, 404, `no route for ${req.method} ${req.path}`);
+      return;
+    }
+    // What the gateway's framework (NestJS) answers for a route it does not have: shape B by
+    // accident, which is why paymirror checks its base URL before trusting a 404.
+    res.status(404).json({
+      statusCode: 404,
+      message: `Cannot ${req.method} ${req.originalUrl}`,
+      error: 'Not Found',
+    });
   });
 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
