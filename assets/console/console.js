@@ -1,6 +1,6 @@
 // paymirror console: the little the pages do in the browser. Everything works without it;
-// with it, the live tables refresh themselves and the Totals chart is drawn. Served by the app
-// as a file of its own (the Content-Security-Policy allows no inline script).
+// with it, the live tables refresh themselves and the Totals and Books charts are drawn. Served
+// by the app as a file of its own (the Content-Security-Policy allows no inline script).
 'use strict';
 
 (function () {
@@ -127,8 +127,68 @@
       });
   }
 
+  /**
+   * The Books chart: what each account gained or lost each day (bars) and what the reserve held
+   * at the end of each day (a line), signed centavos from the page's JSON.
+   */
+  function booksChart() {
+    const canvas = document.getElementById('books-chart');
+    if (!canvas || typeof window.Chart !== 'function') return;
+    fetch(canvas.getAttribute('data-source'), { credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        new window.Chart(canvas, {
+          type: 'bar',
+          data: {
+            labels: data.days.map(dayLabel),
+            datasets: [
+              { label: 'available moved', data: data.available, backgroundColor: '#17754a' },
+              { label: 'reserved moved', data: data.reserved, backgroundColor: '#d08c00' },
+              {
+                type: 'line',
+                label: 'reserve at day end',
+                data: data.reserve,
+                borderColor: '#7a56c2',
+                backgroundColor: '#7a56c2',
+                pointRadius: 2,
+                stepped: 'before',
+              },
+            ],
+          },
+          options: {
+            animation: false,
+            maintainAspectRatio: false,
+            scales: { y: { ticks: { callback: brl } } },
+            plugins: {
+              tooltip: {
+                callbacks: {
+                  title: function (items) {
+                    if (!items.length) return '';
+                    const day = data.days[items[0].dataIndex];
+                    const closed = data.closedThrough !== null && day <= data.closedThrough;
+                    return day + (closed ? ' (closed)' : '');
+                  },
+                  label: function (item) {
+                    return item.dataset.label + ': ' + brl(item.raw);
+                  },
+                },
+              },
+            },
+          },
+        });
+        canvas.setAttribute('data-drawn', 'true');
+      })
+      .catch(function (error) {
+        canvas.replaceWith(document.createTextNode('The chart could not be drawn: ' + error));
+      });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     liveRegions();
     dailyChart();
+    booksChart();
   });
 })();

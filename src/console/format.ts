@@ -67,6 +67,13 @@ export function day(value: string | null): SafeHtml {
   >`;
 }
 
+/** A São Paulo calendar month, YYYY-MM → "11/2026", the ISO month on hover. */
+export function month(value: string): SafeHtml {
+  const match = /^([0-9]{4})-([0-9]{2})$/.exec(value);
+  if (!match) return html`${value}`;
+  return html`<time datetime="${value}" title="${value}">${match[2]}/${match[1]}</time>`;
+}
+
 /** 273906 → "3 d 4 h 5 min"; at most the three largest units, seconds only under an hour. */
 export function duration(totalSeconds: number | null): string {
   if (totalSeconds === null) return '—';
@@ -113,6 +120,7 @@ const TONES: Readonly<Record<string, string>> = {
   partial: 'warn',
   running: 'warn',
   ESTORNADO: 'muted',
+  closed: 'muted',
   CANCELADO: 'muted',
   CANCELLED: 'muted',
   not_paid: 'muted',

@@ -2,11 +2,13 @@ import { html, type HtmlValue, type SafeHtml } from './html.js';
 
 export const CONSOLE_PATH = '/console';
 
-export type Section = 'deliveries' | 'totals' | 'reconciliation' | 'cashouts' | 'health' | null;
+export type Section =
+  'deliveries' | 'totals' | 'books' | 'reconciliation' | 'cashouts' | 'health' | null;
 
 const NAV: readonly { section: Exclude<Section, null>; label: string; href: string }[] = [
   { section: 'deliveries', label: 'Deliveries', href: `${CONSOLE_PATH}/deliveries` },
   { section: 'totals', label: 'Totals', href: `${CONSOLE_PATH}/totals` },
+  { section: 'books', label: 'Books', href: `${CONSOLE_PATH}/books` },
   { section: 'reconciliation', label: 'Reconciliation', href: `${CONSOLE_PATH}/reconciliation` },
   { section: 'cashouts', label: 'Cashouts', href: `${CONSOLE_PATH}/cashouts` },
   { section: 'health', label: 'Health', href: `${CONSOLE_PATH}/health` },

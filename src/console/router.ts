@@ -5,6 +5,7 @@ import { requireSignIn, signInRoutes } from './auth.js';
 import { html, type SafeHtml } from './html.js';
 import { CONSOLE_PATH, page } from './layout.js';
 import type { ConsoleSources, PageContext, PageHandler, PageResult } from './pageContext.js';
+import { booksChartData, booksPage } from './pages/books.js';
 import { cashoutsPage } from './pages/cashouts.js';
 import { deliveriesPage } from './pages/deliveries.js';
 import { deliveryPage } from './pages/delivery.js';
@@ -33,6 +34,8 @@ const PAGES: readonly (readonly [string, PageHandler])[] = [
   ['/withdrawals/:id', withdrawalPage],
   ['/totals', totalsPage],
   ['/totals/chart.json', totalsChartData],
+  ['/books', booksPage],
+  ['/books/chart.json', booksChartData],
   ['/reconciliation', reconciliationPage],
   ['/reconciliation/runs/:id', runPage],
   ['/cashouts', cashoutsPage],

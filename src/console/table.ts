@@ -1,7 +1,7 @@
 import { rowFromPostgres, type Cell, type Column, type ReportRow } from '../reports/columns.js';
 import { renderCsv } from '../reports/render.js';
 import { day, duration, money, status, when } from './format.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
 
 /**
  * Every table of the console is a report: columns of the reports' kinds and rows converted by
@@ -14,7 +14,7 @@ export interface ConsoleColumn extends Column {
   /** Shown as a status badge. */
   readonly badge?: boolean;
   /** How the page shows the cell, when not by its kind (the CSV keeps the cell as it is). */
-  readonly display?: (row: ReportRow) => string;
+  readonly display?: (row: ReportRow) => HtmlValue;
 }
 
 export interface ConsoleTable {

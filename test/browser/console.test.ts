@@ -195,6 +195,7 @@ describe.skipIf(chromiumMissing !== null)(title, () => {
       'Deliveries about it',
       "What the gateway's reads said",
       'Discrepancies',
+      'Money journal',
     ]) {
       await expect(page.getByRole('heading', { name: caption }).count(), caption).resolves.toBe(1);
     }
@@ -246,6 +247,9 @@ describe.skipIf(chromiumMissing !== null)(title, () => {
     await expect(page.locator('h1').textContent()).resolves.toContain('Withdrawal');
     expect(await page.locator('#table-cashout-attempts tbody tr').count()).toBe(1);
     expect(await page.locator('#table-history tbody tr').count()).toBeGreaterThan(0);
+    await expect(page.locator('#table-journal tbody tr').first().textContent()).resolves.toMatch(
+      /withdrawal.*-R\$ \d/s,
+    );
     await shoot(page, 'withdrawal');
     expect(problems).toEqual([]);
     await page.close();
@@ -264,6 +268,30 @@ describe.skipIf(chromiumMissing !== null)(title, () => {
     ]);
     expect(download.suggestedFilename()).toBe('paymirror-sales.csv');
     await shoot(page, 'totals');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the books by the day money moved, with a chart, and CSV downloads', async () => {
+    const { page, problems } = await open('/books');
+    await page.locator('#books-chart[data-drawn="true"]').waitFor({ timeout: 15_000 });
+    await expect(page.locator('nav a[aria-current="page"]').textContent()).resolves.toBe('Books');
+    const today = page.locator('#table-days tbody tr').last();
+    await expect(today.textContent()).resolves.toMatch(/open.*R\$ \d/s);
+    await expect(today.locator('time').first().getAttribute('title')).resolves.toMatch(
+      /^\d{4}-\d\d-\d\d$/,
+    );
+    const kinds = await page.locator('#table-journal tbody tr td:nth-child(3)').allTextContents();
+    expect(kinds.map((kind) => kind.trim())).toEqual(
+      expect.arrayContaining(['payment', 'dispute_opened']),
+    );
+    await expect(page.locator('#table-months tbody tr').count()).resolves.toBeGreaterThan(0);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#table-journal a.csv').click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('paymirror-journal.csv');
+    await shoot(page, 'books');
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -5,18 +5,20 @@ import type { PageHandler } from '../pageContext.js';
 import { recordId } from '../params.js';
 import { saleById, saleItemsOf } from '../../mirror/sql/story.js';
 import { consoleTable } from '../table.js';
+import { journalSection } from './journal.js';
 import { loadStory, whyNow } from './story.js';
 
-/** /console/sales/:id: the sale's row, its items, and its story. */
+/** /console/sales/:id: the sale's row, its items, its story and its money journal. */
 export const salePage: PageHandler = async (context) => {
   const id = recordId.safeParse(context.params.id);
   if (!id.success) return { kind: 'not_found', what: 'sale' };
   const sql = context.sources.sql;
   const sale = await saleById(sql, id.data);
   if (!sale) return { kind: 'not_found', what: `sale ${id.data} (the mirror has no such sale)` };
-  const [items, story] = await Promise.all([
+  const [items, story, journal] = await Promise.all([
     saleItemsOf(sql, id.data),
     loadStory(context, sql, 'sale', id.data),
+    journalSection(context, sql, 'sale', id.data),
   ]);
   const itemTable = consoleTable(
     {
@@ -72,8 +74,6 @@ export const salePage: PageHandler = async (context) => {
           ['Row updated', when(sale.updated_at)],
         ])}
       </section>
-      ${context.table(itemTable)} ${story.sections}`,
-    // The money journal (ledger_entries) is not in the schema yet. When it is, this record's
-    // entries get a section of their own here, after its discrepancies.
+      ${context.table(itemTable)} ${story.sections} ${journal}`,
   };
 };

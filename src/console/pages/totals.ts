@@ -1,5 +1,6 @@
 import type { ReportRow } from '../../reports/columns.js';
 import { REPORTS, runReport, type DayRange } from '../../reports/index.js';
+import { addDays, saoPauloDay } from '../days.js';
 import { int, money } from '../format.js';
 import { html } from '../html.js';
 import { CONSOLE_PATH } from '../layout.js';
@@ -67,7 +68,12 @@ export const totalsPage: PageHandler = async (context) => {
         <div><span>Held in the gateway's reserve for them</span>${money(reserved)}</div>
       </section>
       <section class="chart">
-        <h2>Sales per day, by status today (gross)</h2>
+        <h2>Sales per day: state today, by creation day (gross)</h2>
+        <p class="note">
+          Each sale counts on the day it was created, under the status it has now: a refund or a
+          dispute moves it here after the fact. Money by the day it moved is in the
+          <a href="${CONSOLE_PATH}/books">Books</a>.
+        </p>
         <div class="chart-box">
           <canvas
             id="daily-chart"
@@ -168,18 +174,3 @@ function daysOf(range: DayRange): string[] {
 }
 
 const MAX_CHART_DAYS = 400;
-
-function saoPauloDay(now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(now);
-}
-
-function addDays(day: string, days: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}

@@ -7,9 +7,13 @@ import { withdrawalById } from '../../mirror/sql/story.js';
 import { cashoutAttemptsOf } from '../../operations/sql.js';
 import { consoleTable } from '../table.js';
 import { cashoutColumns } from './cashouts.js';
+import { journalSection } from './journal.js';
 import { loadStory, whyNow } from './story.js';
 
-/** /console/withdrawals/:id: the withdrawal's row, the cashout that asked for it, its story. */
+/**
+ * /console/withdrawals/:id: the withdrawal's row, the cashout that asked for it, its story and
+ * its money journal.
+ */
 export const withdrawalPage: PageHandler = async (context) => {
   const id = recordId.safeParse(context.params.id);
   if (!id.success) return { kind: 'not_found', what: 'withdrawal' };
@@ -18,9 +22,10 @@ export const withdrawalPage: PageHandler = async (context) => {
   if (!withdrawal) {
     return { kind: 'not_found', what: `withdrawal ${id.data} (the mirror has no such withdrawal)` };
   }
-  const [attempts, story] = await Promise.all([
+  const [attempts, story, journal] = await Promise.all([
     cashoutAttemptsOf(sql, id.data),
     loadStory(context, sql, 'withdrawal', id.data),
+    journalSection(context, sql, 'withdrawal', id.data),
   ]);
   const attemptTable = consoleTable(
     {
@@ -61,8 +66,6 @@ export const withdrawalPage: PageHandler = async (context) => {
           ['Row updated', when(withdrawal.updated_at)],
         ])}
       </section>
-      ${context.table(attemptTable)} ${story.sections}`,
-    // The money journal (ledger_entries) is not in the schema yet. When it is, this record's
-    // entries get a section of their own here, after its discrepancies.
+      ${context.table(attemptTable)} ${story.sections} ${journal}`,
   };
 };
