@@ -10,6 +10,7 @@ import { registerReconcileCommands } from './reconcileCommands.js';
 import { registerReportCommand } from './reportCommand.js';
 import { registerSandboxCommand } from './sandboxCommand.js';
 import { registerStartCommand } from './startCommand.js';
+import { registerTriggerCommand } from './triggerCommand.js';
 
 const program = new Command()
   .name('paymirror')
@@ -30,6 +31,7 @@ registerMaintenanceCommands(program);
 registerReportCommand(program);
 registerOperatorCommands(program);
 registerMirrorCommands(program);
+registerTriggerCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 
