@@ -11,6 +11,7 @@ import { registerReconcileCommands } from './reconcileCommands.js';
 import { registerReportCommand } from './reportCommand.js';
 import { registerSandboxCommand } from './sandboxCommand.js';
 import { registerStartCommand } from './startCommand.js';
+import { registerTriggerCommand } from './triggerCommand.js';
 
 const program = new Command()
   .name('paymirror')
@@ -32,6 +33,7 @@ registerReportCommand(program);
 registerBooksCommands(program);
 registerOperatorCommands(program);
 registerMirrorCommands(program);
+registerTriggerCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 

@@ -60,7 +60,7 @@ export function renderMirrorRecord(
   type: ResourceType,
   found: MirrorRecord,
 ): string {
-  if (format === 'json') return renderJsonDocument({ [type]: found.record, ...rest(found) });
+  if (format === 'json') return renderJsonDocument(mirrorDocument(type, found));
   const parts: [string, string][] = [
     [
       type,
@@ -80,6 +80,11 @@ export function renderMirrorRecord(
     ]),
   ];
   return parts.map(([name, text]) => `# ${name}\n${text}`).join('\n');
+}
+
+/** The record under its type's name (`sale`, `withdrawal`), then its other parts. */
+export function mirrorDocument(type: ResourceType, found: MirrorRecord): object {
+  return { [type]: found.record, ...rest(found) };
 }
 
 function rest(found: MirrorRecord): Record<string, readonly object[]> {

@@ -16,6 +16,8 @@ export interface Column {
   /** The header in table output. */
   readonly label: string;
   readonly kind: ColumnKind;
+  /** What a table shows for null (unknown): `-` unless said otherwise. */
+  readonly absent?: string;
 }
 
 /** A converted value: numbers for integer and cents, strings otherwise; null when unknown. */

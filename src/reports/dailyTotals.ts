@@ -1,7 +1,10 @@
 import type { ReportDefinition } from './report.js';
 import { dailyTotals } from './sql.js';
 
-/** finance_daily_totals: sales per São Paulo day, payment method and status. */
+/**
+ * finance_daily_totals: sales per São Paulo day, payment method and status; net and fee blank
+ * (null) while awaiting the gateway's read, with a note saying so.
+ */
 export const dailyTotalsReport: ReportDefinition = {
   name: 'daily',
   view: 'finance_daily_totals',
@@ -11,10 +14,10 @@ export const dailyTotalsReport: ReportDefinition = {
     { key: 'status', label: 'status', kind: 'text' },
     { key: 'sale_count', label: 'sales', kind: 'integer' },
     { key: 'gross_cents', label: 'gross', kind: 'cents' },
-    { key: 'net_cents', label: 'net', kind: 'cents' },
-    { key: 'net_unknown_count', label: 'net unknown', kind: 'integer' },
-    { key: 'system_fee_cents', label: 'system fee', kind: 'cents' },
-    { key: 'fee_cents', label: 'fee', kind: 'cents' },
+    // Blank, not R$ 0,00, while no sale of the row has been read; the note says why.
+    { key: 'net_cents', label: 'net', kind: 'cents', absent: '' },
+    { key: 'system_fee_cents', label: 'fee', kind: 'cents', absent: '' },
+    { key: 'note', label: 'note', kind: 'text', absent: '' },
   ],
   query: dailyTotals,
 };

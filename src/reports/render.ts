@@ -45,7 +45,7 @@ function alignsRight(column: Column | undefined): boolean {
 }
 
 function tableText(column: Column, cell: Cell | undefined): string {
-  if (cell === null || cell === undefined) return '-';
+  if (cell === null || cell === undefined) return column.absent ?? '-';
   if (column.kind === 'cents' && typeof cell === 'number') return formatBrl(cell);
   // One row, one line: a stray newline or tab in a stored text must not break the columns.
   return String(cell).replace(/[\t\n\r\v\f]/g, ' ');

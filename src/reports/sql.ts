@@ -1,13 +1,26 @@
 import type { Sql } from '../db/client.js';
 import type { DayRange } from './dayRange.js';
 
+/** What a total lacks until the gateway's GET has been read for its sales. */
+export const AWAITING_READ = "awaiting the gateway's read";
+
 /** The finance views' statements (docs/finance.md): each report's rows for a range of days. */
 
-/** Sales per São Paulo day (of creation), payment method and status. */
+/**
+ * Sales per São Paulo day (of creation), payment method and status. Net and fee come from the
+ * gateway's read: while no sale of a row has been read they are unknown (null), not R$ 0,00,
+ * and the note says how many sales still await the read. One fee: the read's systemFee.
+ */
 export function dailyTotals(sql: Sql, { from, to }: DayRange) {
   return sql`
     select to_char(day, 'YYYY-MM-DD') as day, payment_method, status, sale_count, gross_cents,
-           net_cents, net_unknown_count, system_fee_cents, fee_cents
+           case when net_unknown_count < sale_count then net_cents end as net_cents,
+           case when net_unknown_count < sale_count then system_fee_cents end as system_fee_cents,
+           case
+             when net_unknown_count = 0 then null
+             when net_unknown_count = sale_count then ${AWAITING_READ}
+             else net_unknown_count || ' of ' || sale_count || ' ' || ${AWAITING_READ}
+           end as note
       from finance_daily_totals
      where (${from}::date is null or day >= ${from}::date)
        and (${to}::date is null or day <= ${to}::date)

@@ -164,7 +164,7 @@ describe('start', () => {
       `WEBHOOK_TOKENS=${first}`,
     );
     expect(await tokenOf()).toBe(first);
-  });
+  }, 60_000);
 
   it.each([
     ['POSTBACK_SECRETS', POSTBACK_SECRET, 'WEBHOOK_TOKENS'],

@@ -8,6 +8,7 @@ import {
   type ReportRow,
 } from '../../src/reports/index.js';
 import { runCli } from '../support/cli.js';
+import { docExample } from '../support/docExamples.js';
 import { useTestDatabase, type TestDatabase } from '../support/services.js';
 
 // The finance views and `paymirror report` against a mirror seeded with known totals.
@@ -113,13 +114,15 @@ async function seed({ database: { sql } }: TestDatabase): Promise<[number, numbe
     [[1008, 'CREDIT_CARD', 'CHARGEBACK', 80000, 76000, 4000, null, null], '2026-03-11T14:00:00Z'],
     [[1009, 'PIX', 'MED', 15000, 14000, 1000, null, 14000], '2026-03-10T14:00:00Z'],
     [[1010, 'PIX', 'PAGO', 999, 950, 49, null, null], '2026-03-12T12:00:00Z'],
+    [[1011, 'PIX', 'PAGO', 2001, null, null, null, null], '2026-03-12T13:00:00Z'],
   ];
-  for (const [[id, method, status, amount, net, systemFee, fee, reserve], createdAt] of sales) {
+  // fee_cents is left to the table (it equals system_fee_cents); reports show only the latter.
+  for (const [[id, method, status, amount, net, systemFee, , reserve], createdAt] of sales) {
     await sql`
       insert into sales (id, payment_method, status, amount_cents, net_amount_cents,
-                         system_fee_cents, fee_cents, reserve_amount_cents, created_at)
+                         system_fee_cents, reserve_amount_cents, created_at)
       values (${id}, ${method}, ${status}, ${amount}, ${net ?? null}, ${systemFee ?? null},
-              ${fee ?? null}, ${reserve ?? null}, ${createdAt})`;
+              ${reserve ?? null}, ${createdAt})`;
   }
   const history: [number, string | null, string, string, boolean?][] = [
     [1007, null, 'PENDENTE', '2026-03-10T13:00:00Z'],
@@ -181,11 +184,13 @@ async function seed({ database: { sql } }: TestDatabase): Promise<[number, numbe
   return [Number(run1.id), Number(run2.id)];
 }
 
+const AWAITING = "awaiting the gateway's read";
 const daily = (
   day: string,
   payment_method: string,
   status: string,
-  [sale_count, gross_cents, net_cents, net_unknown_count, system_fee_cents, fee_cents]: number[],
+  [sale_count, gross_cents, net_cents, system_fee_cents]: (number | null)[],
+  note: string | null = null,
 ) => ({
   day,
   payment_method,
@@ -193,21 +198,20 @@ const daily = (
   sale_count,
   gross_cents,
   net_cents,
-  net_unknown_count,
   system_fee_cents,
-  fee_cents,
+  note,
 });
 
-// count, gross, net, net unknown, system fee, fee
+// count, gross, net, fee (the read's systemFee); net and fee null until a sale is read
 const DAILY = [
-  daily(DAY_A, 'CREDIT_CARD', 'PAGO', [1, 20000, 19000, 0, 1000, 1000]),
-  daily(DAY_A, 'CREDIT_CARD', 'RECUSADO', [1, 7000, 0, 1, 0, 0]),
-  daily(DAY_A, 'PIX', 'MED', [2, 65000, 62000, 0, 3000, 0]),
-  daily(DAY_A, 'PIX', 'PAGO', [2, 123456, 119500, 0, 3956, 3456]),
-  daily(DAY_B, 'BOLETO', 'PENDENTE', [1, 30000, 0, 1, 0, 0]),
-  daily(DAY_B, 'CREDIT_CARD', 'CHARGEBACK', [1, 80000, 76000, 0, 4000, 0]),
-  daily(DAY_B, 'PIX', 'PAGO', [1, 5000, 0, 1, 0, 0]),
-  daily(DAY_C, 'PIX', 'PAGO', [1, 999, 950, 0, 49, 0]),
+  daily(DAY_A, 'CREDIT_CARD', 'PAGO', [1, 20000, 19000, 1000]),
+  daily(DAY_A, 'CREDIT_CARD', 'RECUSADO', [1, 7000, null, null], AWAITING),
+  daily(DAY_A, 'PIX', 'MED', [2, 65000, 62000, 3000]),
+  daily(DAY_A, 'PIX', 'PAGO', [2, 123456, 119500, 3956]),
+  daily(DAY_B, 'BOLETO', 'PENDENTE', [1, 30000, null, null], AWAITING),
+  daily(DAY_B, 'CREDIT_CARD', 'CHARGEBACK', [1, 80000, 76000, 4000]),
+  daily(DAY_B, 'PIX', 'PAGO', [1, 5000, null, null], AWAITING),
+  daily(DAY_C, 'PIX', 'PAGO', [2, 3000, 950, 49], `1 of 2 ${AWAITING}`),
 ];
 
 describe('report daily', () => {
@@ -222,13 +226,14 @@ describe('report daily', () => {
   it('shows reais in aligned columns in table output', async () => {
     const lines = (await succeeded(cli.dailyTable)).trimEnd().split('\n');
     expect(lines).toHaveLength(2 + 4);
-    expect(lines[0]).toMatch(
-      /^day +method +status +sales +gross +net +net unknown +system fee +fee$/,
-    );
+    expect(lines[0]).toMatch(/^day +method +status +sales +gross +net +fee +note$/);
     expect(lines[1]).toMatch(/^-+( +-+)+$/);
-    expect(lines[5]).toMatch(
-      /^2026-03-10 +PIX +PAGO +2 +R\$ 1\.234,56 +R\$ 1\.195,00 +0 +R\$ 39,56 +R\$ 34,56$/,
+    expect(lines[5]).toMatch(/^2026-03-10 +PIX +PAGO +2 +R\$ 1\.234,56 +R\$ 1\.195,00 +R\$ 39,56$/);
+    // Unknown is not zero: a sale seen only through a postback has no net or fee yet.
+    expect(lines[3]).toMatch(
+      /^2026-03-10 +CREDIT_CARD +RECUSADO +1 +R\$ 70,00 +awaiting the gateway's read$/,
     );
+    expect(lines.join('\n')).not.toMatch(/R\$ 0,00/);
     // Money is right-aligned: each row's gross ends where the header's "gross" ends.
     const grossEnd = (lines[0] ?? '').indexOf('gross') + 'gross'.length;
     for (const line of lines.slice(2)) {
@@ -248,10 +253,22 @@ describe('report daily', () => {
   it('prints [] or headers only for an empty range, and exits 0', async () => {
     expect(JSON.parse(await succeeded(cli.dailyEmpty))).toEqual([]);
     expect(await rendered('daily', 'csv', '2030-01-01')).toBe(
-      'day,payment_method,status,sale_count,gross_cents,net_cents,net_unknown_count,' +
-        'system_fee_cents,fee_cents\n',
+      'day,payment_method,status,sale_count,gross_cents,net_cents,system_fee_cents,note\n',
     );
     expect((await rendered('daily', 'table', '2030-01-01')).trimEnd().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('the examples in docs/finance.md and docs/operating.md', { timeout: 60_000 }, () => {
+  it.each([
+    ['docs/finance.md', ['daily', '--from', DAY_A, '--to', DAY_B]],
+    ['docs/finance.md', ['daily', '--from', DAY_B, '--to', DAY_B, '--format', 'csv']],
+    ['docs/finance.md', ['disputes']],
+    ['docs/operating.md', ['daily', '--from', DAY_A, '--to', DAY_C]],
+  ])('%s: paymirror report %s prints what the doc shows', async (file, args) => {
+    const run = runCli(['report', ...args], { DATABASE_URL: test().url });
+    expect((await run.exited).code).toBe(0);
+    expect(run.stdout()).toBe(docExample(file, `paymirror report ${args.join(' ')}`));
   });
 });
 
