@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * The events `paymirror trigger` sends, each the notifications a real record goes through to
  * get there (a refund is PAGO then ESTORNADO), in the wire formats of docs/gateway.md 6.3 and
@@ -26,7 +24,6 @@ export type TriggerEvent =
 
 export type TriggerEventName = keyof typeof TRIGGER_EVENTS;
 export const TRIGGER_EVENT_NAMES = Object.keys(TRIGGER_EVENTS) as TriggerEventName[];
-export const triggerEventSchema = z.enum(TRIGGER_EVENT_NAMES as [TriggerEventName]);
 
 /** A sale of R$ 150,50: one item, a customer with every optional field. */
 export const SALE_AMOUNT_CENTS = 15050;

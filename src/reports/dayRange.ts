@@ -9,8 +9,6 @@ export interface DayRange {
   readonly to: string | null;
 }
 
-export const ALL_DAYS: DayRange = { from: null, to: null };
-
 function isCalendarDay(value: string): boolean {
   const [year, month, day] = value.split('-').map(Number);
   if (year === undefined || month === undefined || day === undefined) return false;

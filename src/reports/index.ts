@@ -8,7 +8,7 @@ import type { ReportName } from './names.js';
 import type { ReportDefinition } from './report.js';
 import { withdrawalsDailyReport } from './withdrawalsDaily.js';
 
-export { REPORT_NAMES, type ReportName } from './names.js';
+export { type ReportName } from './names.js';
 
 export const REPORTS: Readonly<Record<ReportName, ReportDefinition>> = {
   daily: dailyTotalsReport,
@@ -17,7 +17,7 @@ export const REPORTS: Readonly<Record<ReportName, ReportDefinition>> = {
   discrepancies: discrepanciesByRunReport,
 };
 
-export { ReportValueError, type Column, type ReportRow } from './columns.js';
-export { ALL_DAYS, daySchema, dayRangeSchema, type DayRange } from './dayRange.js';
-export { REPORT_FORMATS, renderReport, type ReportFormat } from './render.js';
+export { type ReportRow } from './columns.js';
+export { type DayRange } from './dayRange.js';
+export { renderReport, type ReportFormat } from './render.js';
 export { runReport, type ReportDefinition } from './report.js';
