@@ -1,3 +1,4 @@
+import { journalFor } from '../books/sql.js';
 import type { Sql } from '../db/client.js';
 import { deliveriesOf } from '../inbox/sql/deliveries.js';
 import {
@@ -7,7 +8,6 @@ import {
   statusHistoryOf,
   withdrawalById,
 } from '../mirror/sql/story.js';
-import { journalEntriesOf } from './journalEntries.js';
 import { renderJsonDocument, renderRecords, type OutputFormat } from './format.js';
 
 export type ResourceType = 'sale' | 'withdrawal';
@@ -22,8 +22,8 @@ export interface MirrorRecord {
   readonly history: readonly object[];
   readonly deliveries: readonly object[];
   readonly discrepancies: readonly object[];
-  /** Absent while the books are not wired in (journalEntries.ts). */
-  readonly journal?: readonly object[];
+  /** Its entries in the books (ledger_entries), oldest first. */
+  readonly journal: readonly object[];
 }
 
 export async function loadMirrorRecord(
@@ -33,13 +33,12 @@ export async function loadMirrorRecord(
 ): Promise<MirrorRecord | null> {
   const record = type === 'sale' ? await saleById(sql, id) : await withdrawalById(sql, id);
   if (!record) return null;
-  const journal = journalEntriesOf(sql, type, id);
-  const [items, history, deliveries, discrepancies, entries] = await Promise.all([
+  const [items, history, deliveries, discrepancies, journal] = await Promise.all([
     type === 'sale' ? saleItemsOf(sql, id) : null,
     statusHistoryOf(sql, type, id),
     deliveriesOf(sql, type, id, DELIVERIES_SHOWN),
     discrepanciesOf(sql, type, id),
-    journal,
+    journalFor(sql, type, id),
   ]);
   return {
     record,
@@ -47,7 +46,7 @@ export async function loadMirrorRecord(
     history,
     deliveries,
     discrepancies,
-    ...(entries ? { journal: entries } : {}),
+    journal,
   };
 }
 

@@ -38,7 +38,7 @@ async function paidThenRefunded(id: number): Promise<number[]> {
 }
 
 describe('paymirror mirror', () => {
-  it('sale <id> --format json: the row, items, history, deliveries and discrepancies', async () => {
+  it('sale <id> --format json: the row, items, history, deliveries, discrepancies and journal', async () => {
     const inboxIds = await paidThenRefunded(9501);
     const { code, stdout } = await cli(['mirror', 'sale', '9501', '--format', 'json']);
     expect(code).toBe(0);
@@ -51,6 +51,11 @@ describe('paymirror mirror', () => {
     ]);
     expect((doc.deliveries as { id: number }[]).map((d) => d.id)).toEqual(inboxIds);
     expect(doc.discrepancies).toEqual([]);
+    // The postback carried the gross only: the books hold it, then the refund takes it back.
+    expect(doc.journal).toMatchObject([
+      { kind: 'payment', account: 'available', amountCents: 15000, resourceId: 9501 },
+      { kind: 'refund', account: 'available', amountCents: -15000, resourceId: 9501 },
+    ]);
   });
 
   it('sale <id> as a table and as CSV: each part under its name', async () => {
@@ -62,6 +67,7 @@ describe('paymirror mirror', () => {
     expect(table.stdout).toMatch(/^# history\n/m);
     expect(table.stdout).toMatch(/^# deliveries\n/m);
     expect(table.stdout).toMatch(/^# discrepancies\n\(none\)$/m);
+    expect(table.stdout).toMatch(/^# journal\n/m);
     const csv = await cli(['mirror', 'sale', '9502', '--format', 'csv']);
     expect(csv.code).toBe(0);
     expect(csv.stdout).toMatch(/^# sale\nid,status,paymentMethod,amountCents,/);
