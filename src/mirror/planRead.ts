@@ -28,7 +28,7 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
   const current = rows.get(read.id);
   const decision = resource.decideRead(current, read, input.readAt);
   const values = resource.readValues(read);
-  const after = afterRead(resource.watchedRead(read), input, ctx);
+  const after = afterRead(resource.watchedRead(read, current), input, ctx);
   switch (decision.kind) {
     case 'stale':
       if (decision.reason !== NEWER_READ_WRITTEN) rows.update(read.id, READ_AGAIN);

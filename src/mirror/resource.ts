@@ -60,5 +60,5 @@ export interface Resource<
 
   /** The record as its reconcile schedule sees it, from a notice or from a read. */
   watchedNotice(notice: N, now: Date): WatchedRecord;
-  watchedRead(read: Read): WatchedRecord;
+  watchedRead(read: Read, current: Row | undefined): WatchedRecord;
 }
