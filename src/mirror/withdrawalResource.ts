@@ -1,4 +1,8 @@
-import { sameWithdrawalMoney, withdrawalFeeMismatches, type WithdrawalMoney } from '../domain/withdrawalFees.js';
+import {
+  sameWithdrawalMoney,
+  withdrawalFeeMismatches,
+  type WithdrawalMoney,
+} from '../domain/withdrawalFees.js';
 import type { WithdrawalInsert, WithdrawalRow } from '../db/rows.js';
 import {
   decideGatewayRead,
