@@ -271,15 +271,18 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   },
   PIX_EXPIRY_HOURS: {
     group: 'Reconciliation',
-    meaning: 'When a pending PIX charge is taken to expire',
+    meaning:
+      "The gateway's default PIX expiry, after creation: used for a pending PIX whose own `expiresAt` paymirror does not know (only the answer to a sale paymirror created carries it), or that the gateway gave as null",
   },
   BOLETO_EXPIRY_DAYS: {
     group: 'Reconciliation',
-    meaning: 'When a pending boleto is taken to expire',
+    meaning:
+      'When a pending boleto whose code carries no due date is taken to be due, after creation (its due date otherwise comes from the code)',
   },
   PENDING_GRACE_HOURS: {
     group: 'Reconciliation',
-    meaning: 'Pending PIX/boleto sales are watched until expiry plus this',
+    meaning:
+      'Pending PIX/boleto sales are watched until expiry (a boleto: its due date plus 3 business days of compensation) plus this',
   },
   TRANSITIONS_ENABLED: {
     group: 'Transition feed',

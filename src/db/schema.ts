@@ -46,6 +46,8 @@ export const sales = pgTable(
     customerDocument: text('customer_document'),
     customerPhone: text('customer_phone'),
     pixCode: text('pix_code'),
+    /** When a pending PIX expires, as the gateway answered paymirror's own sale; null: unknown. */
+    pixExpiresAt: tstz('pix_expires_at'),
     boletoCode: text('boleto_code'),
     cardLastFour: text('card_last_four'),
     cardBrand: text('card_brand'),

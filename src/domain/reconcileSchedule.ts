@@ -1,3 +1,4 @@
+import { boletoDueDate, endOfBusinessDaysAfter } from './boletoDueDate.js';
 import { isFinalSaleStatus, type PaymentMethod, type SaleStatus } from './saleMachine.js';
 import { isFinalWithdrawalStatus, type WithdrawalStatus } from './withdrawalMachine.js';
 
@@ -11,9 +12,14 @@ export interface WatchPolicy {
   readonly chargebackWindowDays: number;
   /** Paid boleto and transfer sales: refunds come within this window. */
   readonly paidWatchDays: number;
+  /** A pending PIX whose expiresAt paymirror does not know expires this long after creation. */
   readonly pixExpiryHours: number;
+  /** A boleto whose code names no due date is due this long after creation. */
   readonly boletoExpiryDays: number;
-  /** Pending PIX and boleto sales are watched until expiry plus this grace. */
+  /**
+   * Pending PIX and boleto sales are watched until expiry (a boleto: its due date plus 3
+   * business days of compensation) plus this grace.
+   */
   readonly pendingGraceHours: number;
 }
 
@@ -50,6 +56,10 @@ export type WatchedRecord =
       readonly paymentMethod: PaymentMethod;
       readonly createdAt: Date;
       readonly completedAt: Date | null;
+      /** A PIX's expiry, when the gateway told it (the answer to paymirror's own sale). */
+      readonly pixExpiresAt?: Date | null;
+      /** A boleto's code: it carries the due date. */
+      readonly boletoCode?: string | null;
     }
   | {
       readonly resource: 'withdrawal';
@@ -72,15 +82,37 @@ export function nextReconcileAt(
     return after(now, since, plus(since, paidWindowDays(record.paymentMethod, policy) * DAY));
   }
   if (record.status === 'PENDENTE' && record.paymentMethod === 'PIX') {
-    const deadline = policy.pixExpiryHours * HOUR + policy.pendingGraceHours * HOUR;
-    return after(now, record.createdAt, plus(record.createdAt, deadline));
+    const expiry = pixExpiry(record.createdAt, record.pixExpiresAt ?? null, policy);
+    return after(now, record.createdAt, plus(expiry, policy.pendingGraceHours * HOUR));
   }
   if (record.status === 'PENDENTE' && record.paymentMethod === 'BOLETO') {
-    const deadline = policy.boletoExpiryDays * DAY + policy.pendingGraceHours * HOUR;
-    return after(now, record.createdAt, plus(record.createdAt, deadline));
+    const paidBy = boletoCompensatedBy(record.createdAt, record.boletoCode ?? null, policy);
+    return after(now, record.createdAt, plus(paidBy, policy.pendingGraceHours * HOUR));
   }
   return after(now, record.createdAt, null);
 }
+
+/** When a pending PIX expires: its own expiresAt, else the gateway's default after creation. */
+export function pixExpiry(createdAt: Date, expiresAt: Date | null, policy: WatchPolicy): Date {
+  return expiresAt ?? plus(createdAt, policy.pixExpiryHours * HOUR);
+}
+
+/**
+ * The last moment a boleto's payment can still be compensated: the end of the third business
+ * day after its due date (read from its code; without one, `boletoExpiryDays` after creation).
+ */
+export function boletoCompensatedBy(
+  createdAt: Date,
+  boletoCode: string | null,
+  policy: WatchPolicy,
+): Date {
+  const due =
+    (boletoCode ? boletoDueDate(boletoCode, createdAt) : null) ??
+    plus(createdAt, policy.boletoExpiryDays * DAY);
+  return endOfBusinessDaysAfter(due, BOLETO_COMPENSATION_BUSINESS_DAYS);
+}
+
+const BOLETO_COMPENSATION_BUSINESS_DAYS = 3;
 
 /** How long a paid sale of this method stays under watch: money can still come back. */
 export function paidWindowDays(method: PaymentMethod, policy: WatchPolicy): number {

@@ -33,6 +33,8 @@ export interface Metrics {
   readonly gatewayNotOursPaused: Gauge;
   readonly gatewayNotOursBreakerTrips: Counter;
   readonly forwardedToConfirmation: Counter;
+  /** Notifications carrying a value only the read forms list (see notifications/outsideFormat). */
+  readonly notificationsOutsideFormat: Counter<'resource' | 'field' | 'value'>;
   /** Webhooks about unknown ids the gateway disowned in a row (see worker/notOursRun.ts). */
   readonly unknownWebhooksNotOursInARow: Gauge;
   readonly reconcileRuns: Counter<'status'>;
@@ -207,6 +209,12 @@ export function createMetrics(
     gatewayNotOursBreakerTrips: new Counter({
       name: 'paymirror_gateway_not_ours_breaker_trips_total',
       help: 'Times the "not ours" breaker tripped (GATEWAY_NOT_OURS_BREAKER_LIMIT answers within GATEWAY_NOT_OURS_BREAKER_WINDOW_SECONDS)',
+      registers,
+    }),
+    notificationsOutsideFormat: new Counter({
+      name: 'paymirror_notifications_outside_format_total',
+      help: 'Notifications applied with a value their documented format does not list, only the read form (a withdrawal status FAILED, a transaction paymentMethod TRANSFER)',
+      labelNames: ['resource', 'field', 'value'],
       registers,
     }),
     forwardedToConfirmation: new Counter({

@@ -17,7 +17,12 @@ export type DiscrepancySource =
   /** The worker's GET for a notification corrected a field the mirror held. */
   | 'confirmation'
   /** A webhook's claim the gateway did not confirm (gateway_value holds the claim). */
-  | 'unconfirmed_webhook';
+  | 'unconfirmed_webhook'
+  /**
+   * A read whose own amounts do not add up (a withdrawal's fees): gateway_value is the stated
+   * value, mirror_value what its sibling fields imply; the stated one is stored.
+   */
+  | 'fee_arithmetic';
 
 /**
  * Everything a batch of mirror inputs writes beside the mirror rows: status_history,

@@ -28,7 +28,15 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
   const current = rows.get(read.id);
   const decision = resource.decideRead(current, read, input.readAt);
   const values = resource.readValues(read);
-  const after = afterRead(resource.watchedRead(read), input, ctx);
+  const after = afterRead(resource.watchedRead(read, current), input, ctx);
+  const inconsistencies = resource.readInconsistencies?.(read, current) ?? [];
+  const recordInconsistencies = () =>
+    ctx.writes.addDiscrepancies(resource.name, read.id, inconsistencies, {
+      action: 'recorded',
+      source: 'fee_arithmetic',
+      inboxEventId: input.context.inboxEventId,
+      runId: input.runId,
+    });
   switch (decision.kind) {
     case 'stale':
       if (decision.reason !== NEWER_READ_WRITTEN) rows.update(read.id, READ_AGAIN);
@@ -36,6 +44,7 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
     case 'insert':
       rows.insert(read.id, { ...values, ...after, statusObservedAt: input.readAt });
       ctx.writes.addItems(resource.readItems(read), 'gateway');
+      recordInconsistencies();
       addHistory(resource, read.id, null, read.status, input, ctx);
       return {
         outcome: 'applied',
@@ -57,6 +66,7 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
         statusObservedAt: laterOf(row.statusObservedAt, input.readAt),
       });
       ctx.writes.addItems(resource.readItems(read), 'gateway');
+      recordInconsistencies();
       const recorded = input.purpose === 'reconcile' ? differences : withoutStatus(differences);
       ctx.writes.addDiscrepancies(resource.name, read.id, recorded, {
         action: 'corrected',

@@ -1,3 +1,4 @@
+import type { FieldDifference } from './compareFields.js';
 import type { SaleItemInsert } from '../db/rows.js';
 import type { ReadDecision } from '../domain/observationOrder.js';
 import type { WatchedRecord } from '../domain/reconcileSchedule.js';
@@ -60,5 +61,7 @@ export interface Resource<
 
   /** The record as its reconcile schedule sees it, from a notice or from a read. */
   watchedNotice(notice: N, now: Date): WatchedRecord;
-  watchedRead(read: Read): WatchedRecord;
+  watchedRead(read: Read, current: Row | undefined): WatchedRecord;
+  /** Values of a read that contradict each other, checked when they are newly stored. */
+  readInconsistencies?(read: Read, current: Row | undefined): FieldDifference[];
 }

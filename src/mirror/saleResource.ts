@@ -41,6 +41,7 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     customerPhone: notice.customerPhone,
     pixCode: notice.pixCode,
     boletoCode: notice.boletoCode,
+    ...(notice.pixExpiresAt === undefined ? {} : { pixExpiresAt: notice.pixExpiresAt }),
     externalTransactionId: notice.externalTransactionId,
     shipping: notice.shipping ?? null,
     createdAt: notice.createdAt,
@@ -106,13 +107,18 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     paymentMethod: notice.paymentMethod,
     createdAt: notice.createdAt ?? now,
     completedAt: null,
+    pixExpiresAt: notice.pixExpiresAt ?? null,
+    boletoCode: notice.boletoCode,
   }),
-  watchedRead: (read) => ({
+  watchedRead: (read, current) => ({
     resource: 'sale',
     status: read.status,
     paymentMethod: read.paymentMethod,
     createdAt: read.createdAt,
     completedAt: read.completedAt,
+    // The read form has no expiry: what paymirror's own sale was told stays the watch window.
+    pixExpiresAt: current?.pixExpiresAt ?? null,
+    boletoCode: read.boletoCode ?? current?.boletoCode ?? null,
   }),
 };
 

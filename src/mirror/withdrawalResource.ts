@@ -1,3 +1,8 @@
+import {
+  sameWithdrawalMoney,
+  withdrawalFeeMismatches,
+  type WithdrawalMoney,
+} from '../domain/withdrawalFees.js';
 import type { WithdrawalInsert, WithdrawalRow } from '../db/rows.js';
 import {
   decideGatewayRead,
@@ -90,6 +95,14 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     gatewayUpdatedAt: read.updatedAt,
   }),
   readItems: () => [],
+  readInconsistencies: (read, current) =>
+    current && sameWithdrawalMoney(read, storedMoney(current))
+      ? []
+      : withdrawalFeeMismatches(read).map((mismatch) => ({
+          field: mismatch.field,
+          mirrorValue: String(mismatch.implied),
+          gatewayValue: String(mismatch.stated),
+        })),
 
   watchedNotice: (notice, now) => ({
     resource: 'withdrawal',
@@ -102,3 +115,14 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     createdAt: read.createdAt,
   }),
 };
+
+/** The row's money as stored; a field still null never equals a read's. */
+function storedMoney(row: WithdrawalRow): WithdrawalMoney {
+  return {
+    amountCents: row.amountCents,
+    netAmountCents: row.netAmountCents ?? Number.NaN,
+    feeFixedCents: row.feeFixedCents ?? Number.NaN,
+    feeVariableCents: row.feeVariableCents ?? Number.NaN,
+    feeTotalCents: row.feeTotalCents ?? Number.NaN,
+  };
+}

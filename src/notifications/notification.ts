@@ -33,6 +33,8 @@ export interface SaleNotice {
   readonly customerPhone: string | null;
   readonly pixCode: string | null;
   readonly boletoCode: string | null;
+  /** Only the answer to paymirror's own sale carries a PIX's expiry. */
+  readonly pixExpiresAt?: Date | null;
   /** Parsed delivery info; undefined when the notification said nothing about it. */
   readonly shipping: unknown;
   /** Undefined when the notification carried no item list. */

@@ -26,6 +26,7 @@ export async function createSale(
     customerPhone: sale.customerPhone,
     pixCode: sale.pixCode,
     boletoCode: null,
+    pixExpiresAt: sale.pixExpiresAt,
     shipping: sale.shipping,
     items: undefined,
     feeCents: null,

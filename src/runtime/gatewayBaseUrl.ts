@@ -19,6 +19,9 @@ export interface GatewayBaseUrlGuard {
   stop(): Promise<void>;
 }
 
+/** How long `start` waits for the first check's answer before going on without it. */
+const START_CHECK_WAIT_MS = 5000;
+
 export function createGatewayBaseUrlGuard(
   gateway: NonNullable<Config['gateway']>,
   metrics: Metrics,
@@ -66,7 +69,18 @@ export function createGatewayBaseUrlGuard(
       return baseUrl === 'ok' ? 'ok' : `unchecked: ${lastProblem}`;
     },
     async start(client) {
-      const first = await check(client);
+      // A gateway that holds the connection must not hold the start: past a few seconds the
+      // answer is awaited in the background like any re-check.
+      const checking = check(client).catch((error: unknown) => {
+        lastProblem = error instanceof Error ? error.message : String(error);
+        return 'unchecked' as const;
+      });
+      const first = await Promise.race([
+        checking,
+        new Promise<'unchecked'>((resolve) => {
+          setTimeout(() => resolve('unchecked'), START_CHECK_WAIT_MS).unref();
+        }),
+      ]);
       if (first === 'wrong') {
         throw new ConfigError([
           `GATEWAY_BASE_URL: ${lastProblem}: no such route there, the base path is wrong ` +

@@ -99,6 +99,7 @@ export function observeResult(
       deps.metrics.workerOutcomes.inc({ resource: result.resource, outcome: result.outcome });
       deps.metrics.acceptToApplied.observe((Date.now() - result.receivedAt.getTime()) / 1000);
       logDone(result, inboxEventId, deps.logger);
+      if (result.outsideFormat) observeOutsideFormat(result, inboxEventId, deps);
       if (result.crossChannelDisagreement) {
         deps.metrics.crossChannelDisagreements.inc();
         deps.logger.warn(
@@ -133,6 +134,32 @@ export function observeResult(
       deps.logger.warn({ inboxEventId }, 'job for an inbox row that does not exist');
       return;
   }
+}
+
+/** Records already logged for a value outside the notification format (once per record). */
+const OUTSIDE_FORMAT_LOGGED = new Set<string>();
+const OUTSIDE_FORMAT_LOGGED_MAX = 10_000;
+
+function observeOutsideFormat(
+  result: Extract<LaneResult, { kind: 'done' }>,
+  inboxEventId: number,
+  deps: Pick<LaneWorkerDeps, 'metrics' | 'logger'>,
+): void {
+  const outside = result.outsideFormat;
+  if (!outside) return;
+  deps.metrics.notificationsOutsideFormat.inc({
+    resource: result.resource,
+    field: outside.field,
+    value: outside.value,
+  });
+  const key = `${result.resource}:${result.recordId}`;
+  if (OUTSIDE_FORMAT_LOGGED.has(key)) return;
+  if (OUTSIDE_FORMAT_LOGGED.size >= OUTSIDE_FORMAT_LOGGED_MAX) OUTSIDE_FORMAT_LOGGED.clear();
+  OUTSIDE_FORMAT_LOGGED.add(key);
+  deps.logger.warn(
+    { inboxEventId, resource: result.resource, id: result.recordId, ...outside },
+    `${outside.field} ${outside.value} is outside the documented notification format (only the read form has it): applied`,
+  );
 }
 
 /**

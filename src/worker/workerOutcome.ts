@@ -1,3 +1,4 @@
+import { outsideNotificationFormat, type OutsideFormat } from '../notifications/outsideFormat.js';
 import type { MirrorResult } from '../mirror/inputs.js';
 import type { Notice, SaleNotice } from '../notifications/notification.js';
 import type { FinishedRow } from '../inbox/sql/worker.js';
@@ -28,6 +29,9 @@ export type ProcessResult =
       readonly crossChannelDisagreement: boolean;
       readonly detail?: string;
       readonly receivedAt: Date;
+      /** The record's id, and a value its notification format does not list (null: none). */
+      readonly recordId: number;
+      readonly outsideFormat: OutsideFormat | null;
     }
   | { readonly kind: 'quarantined'; readonly reason: string; readonly receivedAt: Date }
   /** The row was already finished (a re-run job, a sweeper re-enqueue): nothing to do. */
@@ -111,5 +115,13 @@ export function doneResult(
   crossChannelDisagreement: boolean,
   receivedAt: Date,
 ): ProcessResult {
-  return { kind: 'done', resource: notice.kind, crossChannelDisagreement, receivedAt, ...applied };
+  return {
+    kind: 'done',
+    resource: notice.kind,
+    crossChannelDisagreement,
+    receivedAt,
+    recordId: notice.id,
+    outsideFormat: outsideNotificationFormat(notice),
+    ...applied,
+  };
 }

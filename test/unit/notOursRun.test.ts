@@ -10,6 +10,8 @@ const done = (outcome: 'forged' | 'applied' | 'noop', confirmed = true): LaneRes
   needsReconcile: false,
   crossChannelDisagreement: false,
   receivedAt: new Date(0),
+  recordId: 1,
+  outsideFormat: null,
 });
 
 describe('the run of webhooks about unknown ids the gateway disowned', () => {

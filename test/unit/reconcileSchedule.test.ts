@@ -6,6 +6,7 @@ import {
   nextReconcileAt,
 } from '../../src/domain/reconcileSchedule.js';
 import { SALE_STATUSES, PAYMENT_METHODS } from '../../src/domain/saleMachine.js';
+import { buildBoletoLine } from '../../src/sandbox/domain/boletoCode.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -112,12 +113,37 @@ describe('nextReconcileAt', () => {
       at(pixDeadline),
     );
     expect(nextReconcileAt(sale('PENDENTE', 'PIX'), at(pixDeadline))).toBeNull();
-    const boletoDeadline =
-      DEFAULT_WATCH_POLICY.boletoExpiryDays * DAY + DEFAULT_WATCH_POLICY.pendingGraceHours * HOUR;
-    expect(nextReconcileAt(sale('PENDENTE', 'BOLETO'), at(boletoDeadline - HOUR))).toEqual(
-      at(boletoDeadline),
-    );
-    expect(nextReconcileAt(sale('PENDENTE', 'BOLETO'), at(boletoDeadline + 1))).toBeNull();
+    // No code to read a due date from: due boletoExpiryDays after creation (Sunday 2026-01-04),
+    // compensated by the end of the third business day after (Wednesday 2026-01-07, São Paulo).
+    const boletoDeadline = new Date('2026-01-08T02:59:59.999Z').getTime() - created.getTime();
+    const graced = boletoDeadline + DEFAULT_WATCH_POLICY.pendingGraceHours * HOUR;
+    expect(nextReconcileAt(sale('PENDENTE', 'BOLETO'), at(graced - HOUR))).toEqual(at(graced));
+    expect(nextReconcileAt(sale('PENDENTE', 'BOLETO'), at(graced + 1))).toBeNull();
+  });
+
+  it('watches a pending PIX until its own expiresAt, however far, plus the grace', () => {
+    const pix = { ...sale('PENDENTE', 'PIX'), pixExpiresAt: at(10 * DAY) };
+    const grace = DEFAULT_WATCH_POLICY.pendingGraceHours * HOUR;
+    expect(nextReconcileAt(pix, at(5 * DAY))).not.toBeNull();
+    expect(nextReconcileAt(pix, at(10 * DAY + grace - MIN))).toEqual(at(10 * DAY + grace));
+    expect(nextReconcileAt(pix, at(10 * DAY + grace))).toBeNull();
+    const soon = { ...sale('PENDENTE', 'PIX'), pixExpiresAt: at(HOUR) };
+    expect(nextReconcileAt(soon, at(HOUR + grace))).toBeNull();
+  });
+
+  it('watches a pending boleto until 3 business days after the due date its code carries', () => {
+    // Due Friday 2026-01-30: compensated by the end of Wednesday 2026-02-04 (weekend skipped).
+    const boletoCode = buildBoletoLine({
+      saleId: 77,
+      amountCents: 15000,
+      dueDate: new Date('2026-01-30T00:00:00Z'),
+    });
+    const boleto = { ...sale('PENDENTE', 'BOLETO'), boletoCode };
+    const end = new Date('2026-02-05T02:59:59.999Z').getTime() - created.getTime();
+    const graced = end + DEFAULT_WATCH_POLICY.pendingGraceHours * HOUR;
+    expect(nextReconcileAt(boleto, at(20 * DAY))).not.toBeNull();
+    expect(nextReconcileAt(boleto, at(graced - MIN))).toEqual(at(graced));
+    expect(nextReconcileAt(boleto, at(graced))).toBeNull();
   });
 
   it('gives no deadline to a sale that is pending on another method, or failed', () => {
