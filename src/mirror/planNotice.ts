@@ -178,6 +178,14 @@ function addConfirmed<Row extends MirrorRecord, N extends Notice>(
     inboxEventId: input.context.inboxEventId,
     runId: null,
   });
+  // Amounts and fee come from the read only: what the webhook claims otherwise is recorded.
+  const claimed = compareWithGateway(current, resource.webhookClaims(notice)).differences;
+  ctx.writes.addDiscrepancies(resource.name, notice.id, claimed, {
+    action: 'recorded',
+    source: 'unconfirmed_webhook',
+    inboxEventId: input.context.inboxEventId,
+    runId: null,
+  });
   if (resource.sameStatus(current.status, notice.status)) {
     return { outcome: 'noop', differences: differences.length };
   }

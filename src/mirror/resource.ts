@@ -48,6 +48,11 @@ export interface Resource<
   moveValues(notice: N): Fields;
   /** The fields only a webhook carries: the gateway's read lacks them. */
   webhookOnly(notice: N): Fields;
+  /**
+   * What a confirmed webhook claims that the read also gives (amounts, a sale's fee): compared
+   * with what the read wrote, never written; a difference is a discrepancy.
+   */
+  webhookClaims(notice: N): Fields;
   /** Whether a confirmed webhook's own fields correct the mirror's (else they only fill). */
   webhookCorrects(current: Row, notice: N): boolean;
   /** What a webhook claims, compared with the mirror when the gateway contradicts it. */

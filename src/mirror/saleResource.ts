@@ -8,7 +8,7 @@ import type { Resource } from './resource.js';
 
 /**
  * A sale, for the planner. Postbacks (signed) and webhooks (hints) carry different fields; only
- * a webhook carries `fee`, and a confirmed one only fills it (the read's systemFee is the fee).
+ * a webhook carries `fee`, and it is never written: the read's systemFee is the one fee.
  * A read judges a move by the machine of the sale's payment method.
  */
 export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
@@ -34,7 +34,6 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     status: notice.status,
     paymentMethod: notice.paymentMethod,
     amountCents: notice.amountCents,
-    feeCents: notice.feeCents,
     customerName: notice.customerName,
     customerEmail: notice.customerEmail,
     customerDocument: notice.customerDocument,
@@ -47,12 +46,17 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
   }),
   sameStatusValues: () => ({}),
   moveValues: () => ({}),
-  webhookOnly: (notice): Change<SaleInsert> => ({ feeCents: notice.feeCents }),
+  // A webhook's `fee` is never written: it is only compared with the read's systemFee.
+  webhookOnly: (): Change<SaleInsert> => ({}),
+  webhookClaims: (notice): Change<SaleInsert> => ({
+    amountCents: notice.amountCents,
+    systemFeeCents: notice.feeCents,
+  }),
   webhookCorrects: () => false,
   claims: (notice): Change<SaleInsert> => ({
     status: notice.status,
     amountCents: notice.amountCents,
-    feeCents: notice.feeCents,
+    systemFeeCents: notice.feeCents,
   }),
   noticeItems: (notice) =>
     (notice.items ?? []).map((item): SaleItemInsert => ({
@@ -64,7 +68,7 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
       tangible: item.tangible,
     })),
 
-  /** Every field GET returns; `fee_cents` is the read's systemFee. */
+  /** Every field GET returns; `fee_cents` follows systemFee by itself (a generated column). */
   readValues: (read): SaleInsert => ({
     id: read.id,
     status: read.status,
@@ -72,7 +76,6 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     amountCents: read.amountCents,
     netAmountCents: read.netAmountCents,
     systemFeeCents: read.systemFeeCents,
-    feeCents: read.systemFeeCents,
     reserveAmountCents: read.reserveAmountCents,
     installments: read.installments,
     customerName: read.customerName,

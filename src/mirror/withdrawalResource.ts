@@ -66,6 +66,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     externalId: notice.externalId,
     processedAt: notice.processedAt,
   }),
+  webhookClaims: (notice): Change<WithdrawalInsert> => ({ amountCents: notice.amountCents }),
   webhookCorrects: (current, notice) => !isOlderThan(notice.updatedAt, current.gatewayUpdatedAt),
   claims: (notice): Change<WithdrawalInsert> => ({
     status: notice.status,

@@ -13,8 +13,7 @@ export const dailyTotalsReport: ReportDefinition = {
     { key: 'gross_cents', label: 'gross', kind: 'cents' },
     { key: 'net_cents', label: 'net', kind: 'cents' },
     { key: 'net_unknown_count', label: 'net unknown', kind: 'integer' },
-    { key: 'system_fee_cents', label: 'system fee', kind: 'cents' },
-    { key: 'fee_cents', label: 'fee', kind: 'cents' },
+    { key: 'system_fee_cents', label: 'fee', kind: 'cents' },
   ],
   query: dailyTotals,
 };

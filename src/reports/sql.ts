@@ -7,7 +7,7 @@ import type { DayRange } from './dayRange.js';
 export function dailyTotals(sql: Sql, { from, to }: DayRange) {
   return sql`
     select to_char(day, 'YYYY-MM-DD') as day, payment_method, status, sale_count, gross_cents,
-           net_cents, net_unknown_count, system_fee_cents, fee_cents
+           net_cents, net_unknown_count, system_fee_cents
       from finance_daily_totals
      where (${from}::date is null or day >= ${from}::date)
        and (${to}::date is null or day <= ${to}::date)
@@ -67,4 +67,25 @@ export function openDisputes(sql: Sql): Promise<OpenDisputeRow[]> {
            reserve_amount_cents, since, floor(extract(epoch from age))::bigint as age_seconds
       from finance_open_disputes
      order by since nulls first, sale_id`;
+}
+
+/** Records the gateway denied (twice), by the São Paulo day they were denied. */
+export function deniedRecords(sql: Sql, { from, to }: DayRange) {
+  return sql`
+    select resource_type, resource_id, status, amount_cents, created_at, denied_at, reason
+      from finance_denied_records
+     where (${from}::date is null or (denied_at at time zone 'America/Sao_Paulo')::date >= ${from}::date)
+       and (${to}::date is null or (denied_at at time zone 'America/Sao_Paulo')::date <= ${to}::date)
+     order by denied_at, resource_type, resource_id`.execute();
+}
+
+/** Records flagged for an operator, by the São Paulo day they were flagged. */
+export function flaggedRecords(sql: Sql, { from, to }: DayRange) {
+  return sql`
+    select resource_type, resource_id, status, status_set_by, disagreeing_reads, flagged_at,
+           flag_reason
+      from finance_flagged_records
+     where (${from}::date is null or (flagged_at at time zone 'America/Sao_Paulo')::date >= ${from}::date)
+       and (${to}::date is null or (flagged_at at time zone 'America/Sao_Paulo')::date <= ${to}::date)
+     order by flagged_at, resource_type, resource_id`.execute();
 }

@@ -191,7 +191,7 @@ describe('an unconfirmed webhook (item 4)', () => {
        where resource_id = ${id} and source = 'unconfirmed_webhook' order by field`;
     expect(claims).toEqual(
       expect.arrayContaining([
-        { field: 'fee_cents', gateway_value: '999999' },
+        { field: 'system_fee_cents', gateway_value: '999999' },
         { field: 'status', gateway_value: 'PAGO' },
       ]),
     );

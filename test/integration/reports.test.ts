@@ -101,25 +101,25 @@ async function rendered(name: ReportName, format: ReportFormat, from?: string, t
 type SaleSeed = [number, string, string, number, ...(number | null)[]];
 
 async function seed({ database: { sql } }: TestDatabase): Promise<[number, number]> {
-  // id, method, status, amount, net, system fee, fee, reserve; created_at below
+  // id, method, status, amount, net, system fee (fee_cents follows it), reserve; created_at below
   const sales: [SaleSeed, string][] = [
-    [[1001, 'PIX', 'PAGO', 113456, 110000, 3456, 3456, null], '2026-03-10T12:00:00Z'],
-    [[1002, 'PIX', 'PAGO', 10000, 9500, 500, null, null], '2026-03-11T02:30:00Z'], // 23:30, day A
-    [[1003, 'PIX', 'PAGO', 5000, null, null, null, null], '2026-03-11T03:30:00Z'], // 00:30, day B
-    [[1004, 'CREDIT_CARD', 'PAGO', 20000, 19000, 1000, 1000, null], '2026-03-10T15:00:00Z'],
-    [[1005, 'CREDIT_CARD', 'RECUSADO', 7000, null, null, null, null], '2026-03-10T16:00:00Z'],
-    [[1006, 'BOLETO', 'PENDENTE', 30000, null, null, null, null], '2026-03-11T12:00:00Z'],
-    [[1007, 'PIX', 'MED', 50000, 48000, 2000, null, 48000], '2026-03-10T13:00:00Z'],
-    [[1008, 'CREDIT_CARD', 'CHARGEBACK', 80000, 76000, 4000, null, null], '2026-03-11T14:00:00Z'],
-    [[1009, 'PIX', 'MED', 15000, 14000, 1000, null, 14000], '2026-03-10T14:00:00Z'],
-    [[1010, 'PIX', 'PAGO', 999, 950, 49, null, null], '2026-03-12T12:00:00Z'],
+    [[1001, 'PIX', 'PAGO', 113456, 110000, 3456, null], '2026-03-10T12:00:00Z'],
+    [[1002, 'PIX', 'PAGO', 10000, 9500, 500, null], '2026-03-11T02:30:00Z'], // 23:30, day A
+    [[1003, 'PIX', 'PAGO', 5000, null, null, null], '2026-03-11T03:30:00Z'], // 00:30, day B
+    [[1004, 'CREDIT_CARD', 'PAGO', 20000, 19000, 1000, null], '2026-03-10T15:00:00Z'],
+    [[1005, 'CREDIT_CARD', 'RECUSADO', 7000, null, null, null], '2026-03-10T16:00:00Z'],
+    [[1006, 'BOLETO', 'PENDENTE', 30000, null, null, null], '2026-03-11T12:00:00Z'],
+    [[1007, 'PIX', 'MED', 50000, 48000, 2000, 48000], '2026-03-10T13:00:00Z'],
+    [[1008, 'CREDIT_CARD', 'CHARGEBACK', 80000, 76000, 4000, null], '2026-03-11T14:00:00Z'],
+    [[1009, 'PIX', 'MED', 15000, 14000, 1000, 14000], '2026-03-10T14:00:00Z'],
+    [[1010, 'PIX', 'PAGO', 999, 950, 49, null], '2026-03-12T12:00:00Z'],
   ];
-  for (const [[id, method, status, amount, net, systemFee, fee, reserve], createdAt] of sales) {
+  for (const [[id, method, status, amount, net, systemFee, reserve], createdAt] of sales) {
     await sql`
       insert into sales (id, payment_method, status, amount_cents, net_amount_cents,
-                         system_fee_cents, fee_cents, reserve_amount_cents, created_at)
+                         system_fee_cents, reserve_amount_cents, created_at)
       values (${id}, ${method}, ${status}, ${amount}, ${net ?? null}, ${systemFee ?? null},
-              ${fee ?? null}, ${reserve ?? null}, ${createdAt})`;
+              ${reserve ?? null}, ${createdAt})`;
   }
   const history: [number, string | null, string, string, boolean?][] = [
     [1007, null, 'PENDENTE', '2026-03-10T13:00:00Z'],
@@ -185,7 +185,7 @@ const daily = (
   day: string,
   payment_method: string,
   status: string,
-  [sale_count, gross_cents, net_cents, net_unknown_count, system_fee_cents, fee_cents]: number[],
+  [sale_count, gross_cents, net_cents, net_unknown_count, system_fee_cents]: number[],
 ) => ({
   day,
   payment_method,
@@ -195,19 +195,18 @@ const daily = (
   net_cents,
   net_unknown_count,
   system_fee_cents,
-  fee_cents,
 });
 
-// count, gross, net, net unknown, system fee, fee
+// count, gross, net, net unknown, fee
 const DAILY = [
-  daily(DAY_A, 'CREDIT_CARD', 'PAGO', [1, 20000, 19000, 0, 1000, 1000]),
-  daily(DAY_A, 'CREDIT_CARD', 'RECUSADO', [1, 7000, 0, 1, 0, 0]),
-  daily(DAY_A, 'PIX', 'MED', [2, 65000, 62000, 0, 3000, 0]),
-  daily(DAY_A, 'PIX', 'PAGO', [2, 123456, 119500, 0, 3956, 3456]),
-  daily(DAY_B, 'BOLETO', 'PENDENTE', [1, 30000, 0, 1, 0, 0]),
-  daily(DAY_B, 'CREDIT_CARD', 'CHARGEBACK', [1, 80000, 76000, 0, 4000, 0]),
-  daily(DAY_B, 'PIX', 'PAGO', [1, 5000, 0, 1, 0, 0]),
-  daily(DAY_C, 'PIX', 'PAGO', [1, 999, 950, 0, 49, 0]),
+  daily(DAY_A, 'CREDIT_CARD', 'PAGO', [1, 20000, 19000, 0, 1000]),
+  daily(DAY_A, 'CREDIT_CARD', 'RECUSADO', [1, 7000, 0, 1, 0]),
+  daily(DAY_A, 'PIX', 'MED', [2, 65000, 62000, 0, 3000]),
+  daily(DAY_A, 'PIX', 'PAGO', [2, 123456, 119500, 0, 3956]),
+  daily(DAY_B, 'BOLETO', 'PENDENTE', [1, 30000, 0, 1, 0]),
+  daily(DAY_B, 'CREDIT_CARD', 'CHARGEBACK', [1, 80000, 76000, 0, 4000]),
+  daily(DAY_B, 'PIX', 'PAGO', [1, 5000, 0, 1, 0]),
+  daily(DAY_C, 'PIX', 'PAGO', [1, 999, 950, 0, 49]),
 ];
 
 describe('report daily', () => {
@@ -222,12 +221,10 @@ describe('report daily', () => {
   it('shows reais in aligned columns in table output', async () => {
     const lines = (await succeeded(cli.dailyTable)).trimEnd().split('\n');
     expect(lines).toHaveLength(2 + 4);
-    expect(lines[0]).toMatch(
-      /^day +method +status +sales +gross +net +net unknown +system fee +fee$/,
-    );
+    expect(lines[0]).toMatch(/^day +method +status +sales +gross +net +net unknown +fee$/);
     expect(lines[1]).toMatch(/^-+( +-+)+$/);
     expect(lines[5]).toMatch(
-      /^2026-03-10 +PIX +PAGO +2 +R\$ 1\.234,56 +R\$ 1\.195,00 +0 +R\$ 39,56 +R\$ 34,56$/,
+      /^2026-03-10 +PIX +PAGO +2 +R\$ 1\.234,56 +R\$ 1\.195,00 +0 +R\$ 39,56$/,
     );
     // Money is right-aligned: each row's gross ends where the header's "gross" ends.
     const grossEnd = (lines[0] ?? '').indexOf('gross') + 'gross'.length;
@@ -249,7 +246,7 @@ describe('report daily', () => {
     expect(JSON.parse(await succeeded(cli.dailyEmpty))).toEqual([]);
     expect(await rendered('daily', 'csv', '2030-01-01')).toBe(
       'day,payment_method,status,sale_count,gross_cents,net_cents,net_unknown_count,' +
-        'system_fee_cents,fee_cents\n',
+        'system_fee_cents\n',
     );
     expect((await rendered('daily', 'table', '2030-01-01')).trimEnd().split('\n')).toHaveLength(2);
   });
