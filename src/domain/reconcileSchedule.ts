@@ -15,6 +15,11 @@ export interface WatchPolicy {
   readonly boletoExpiryDays: number;
   /** Pending PIX and boleto sales are watched until expiry plus this grace. */
   readonly pendingGraceHours: number;
+  /**
+   * Reads in a row that contradict a final status a signed postback or a confirmed webhook set,
+   * after which the record is flagged for an operator.
+   */
+  readonly disagreeingReadsToFlag: number;
 }
 
 export const DEFAULT_WATCH_POLICY: WatchPolicy = {
@@ -24,6 +29,7 @@ export const DEFAULT_WATCH_POLICY: WatchPolicy = {
   pixExpiryHours: 24,
   boletoExpiryDays: 3,
   pendingGraceHours: 24,
+  disagreeingReadsToFlag: 3,
 };
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 import { TX_NOW } from '../db/jsonRows.js';
-import { isOlderThan } from '../domain/observationOrder.js';
+import { isAuthenticObservation, isOlderThan } from '../domain/observationOrder.js';
 import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { InvariantError } from '../lib/invariantError.js';
 import type { Notice } from '../notifications/notification.js';
@@ -39,6 +39,7 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
       ...resource.noticeValues(notice),
       nextReconcileAt: schedule(resource, notice, ctx),
       statusObservedAt: input.observedAt,
+      statusSetBy: input.provenance,
     });
     return enterHistory(resource, null, input, ctx, false);
   }
@@ -52,6 +53,7 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
         ...fillMissing(current, resource.noticeValues(notice)),
         ...resource.sameStatusValues(current, notice),
         statusObservedAt: laterOf(current.statusObservedAt, input.observedAt),
+        ...authenticated(current, input.provenance),
       });
       ctx.writes.addItems(resource.noticeItems(notice), 'notice');
       return { outcome: 'noop', differences: 0 };
@@ -96,6 +98,7 @@ function enter<Row extends MirrorRecord, N extends Notice>(
     ...fillMissing(current, resource.noticeValues(notice)),
     nextReconcileAt: schedule(resource, notice, ctx),
     status: notice.status,
+    statusSetBy: input.provenance,
     ...resource.moveValues(notice),
     statusObservedAt: laterOf(current.statusObservedAt, input.observedAt),
     ...(needsReconcile
@@ -187,9 +190,16 @@ function addConfirmed<Row extends MirrorRecord, N extends Notice>(
     runId: null,
   });
   if (resource.sameStatus(current.status, notice.status)) {
+    rows.update(notice.id, authenticated(current, 'confirmed'));
     return { outcome: 'noop', differences: differences.length };
   }
   return observe(resource, current, input, ctx, `the mirror moved past ${notice.status}`);
+}
+
+/** The status the mirror holds, observed authentically: a read can no longer undo it if final. */
+function authenticated(current: MirrorRecord, provenance: string): { statusSetBy?: string } {
+  if (provenance !== 'signed' && provenance !== 'confirmed') return {};
+  return isAuthenticObservation(current.statusSetBy) ? {} : { statusSetBy: provenance };
 }
 
 /** A webhook the gateway contradicted: what it claims that the mirror holds otherwise. */

@@ -13,6 +13,14 @@ export interface MirrorRecord {
   readonly statusObservedAt: Date | null;
   /** When the gateway answer last written to the row was requested. */
   readonly gatewayReadAt: Date | null;
+  /** What set the current status (see StatusSetBy); null when unknown. */
+  readonly statusSetBy: string | null;
+  /** Reads in a row that contradicted an authentic final status. */
+  readonly disagreeingReads: number;
+  readonly flaggedAt: Date | null;
+  /** When the gateway denied the record (twice), and its first denying read. */
+  readonly deniedAt: Date | null;
+  readonly denialReadAt: Date | null;
 }
 
 /** Fields of a record by their TypeScript names; TX_NOW for the database's now(). */

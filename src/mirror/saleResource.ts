@@ -22,6 +22,7 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
             ...facts(current),
             statusObservedAt: current.statusObservedAt,
             gatewayReadAt: current.gatewayReadAt,
+            statusSetBy: current.statusSetBy,
           }
         : null,
       { status: read.status, readAt },

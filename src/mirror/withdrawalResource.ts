@@ -39,6 +39,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
                 status: current.status as WithdrawalStatus,
                 statusObservedAt: current.statusObservedAt,
                 gatewayReadAt: current.gatewayReadAt,
+                statusSetBy: current.statusSetBy,
               }
             : null,
           { status: read.status, readAt },

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { databaseNow } from '../db/clock.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import {
   GatewayError,
@@ -48,7 +49,7 @@ export async function requestCashout(
   });
   if (attemptId === null) throw new InvariantError('the cashout attempt was not recorded');
 
-  const readAt = new Date();
+  const readAt = await databaseNow(deps.sql);
   let withdrawal: GatewayWithdrawal;
   try {
     withdrawal = await deps.gateway.requestCashout(request);
