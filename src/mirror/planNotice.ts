@@ -4,6 +4,7 @@ import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { InvariantError } from '../lib/invariantError.js';
 import type { Notice } from '../notifications/notification.js';
 import { compareWithGateway } from './compareFields.js';
+import { RESTORED, wasDenied } from './counted.js';
 import { fillMissing } from './fillMissing.js';
 import type { MirrorResult, NoticeInput } from './inputs.js';
 import type { MirrorRows } from './mirrorRows.js';
@@ -30,6 +31,10 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
 ): MirrorResult {
   const { notice } = input;
   const current = rows.get(notice.id);
+  // An authentic observation proves the record exists: a denial is cleared.
+  if (current && (input.provenance === 'signed' || input.provenance === 'confirmed')) {
+    if (wasDenied(current)) rows.update(notice.id, RESTORED);
+  }
   if (input.provenance === 'contradicted') return recordClaims(resource, current, input, ctx);
   if (input.provenance === 'confirmed') return addConfirmed(resource, rows, current, input, ctx);
   const decision = resource.decideNotice(current ?? null, notice);

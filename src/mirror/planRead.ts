@@ -2,6 +2,7 @@ import { TX_NOW } from '../db/jsonRows.js';
 import { NEWER_READ_WRITTEN } from '../domain/observationOrder.js';
 import type { Notice } from '../notifications/notification.js';
 import { compareWithGateway } from './compareFields.js';
+import { RESTORED, wasDenied } from './counted.js';
 import type { MirrorResult, ReadInput } from './inputs.js';
 import type { MirrorRows } from './mirrorRows.js';
 import {
@@ -65,6 +66,7 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
         statusObservedAt: laterOf(row.statusObservedAt, input.readAt),
         ...(decision.move ? { statusSetBy: readSetBy(input) } : {}),
         ...(row.disagreeingReads > 0 || row.flaggedAt !== null ? AGREED : {}),
+        ...(wasDenied(row) ? RESTORED : {}),
       });
       ctx.writes.addItems(resource.readItems(read), 'gateway');
       const recorded = input.purpose === 'reconcile' ? differences : withoutStatus(differences);
@@ -106,6 +108,7 @@ function holdFinal<Row extends MirrorRecord>(
   const disagreeing = row.disagreeingReads + 1;
   const flagged = disagreeing >= ctx.watch.policy.disagreeingReadsToFlag;
   rows.update(read.id, {
+    ...(wasDenied(row) ? RESTORED : {}),
     disagreeingReads: disagreeing,
     ...(flagged
       ? {
