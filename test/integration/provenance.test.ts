@@ -392,3 +392,26 @@ describe('card-only statuses (item 9)', () => {
     },
   );
 });
+
+describe('a webhook that repeats the true status with a fee the read does not confirm', () => {
+  it('writes no fee, records the claim, and gives back its dedupe key', async () => {
+    const id = await gateway.createSale({ amount: 5200 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const forged = await t.app.webhook(
+      webhookSaleBody({ id, status: 'PAGO', amount: '5200', fee: 999999 }),
+    );
+    await finished(forged.body.id as number);
+    const [sale] = await sql()`select fee_cents, system_fee_cents from sales where id = ${id}`;
+    expect(sale?.fee_cents).toEqual(sale?.system_fee_cents);
+    expect(String(sale?.fee_cents)).not.toBe('999999');
+    const claims = await sql()`
+      select field, gateway_value from reconciliation_discrepancies
+       where resource_id = ${id} and source = 'unconfirmed_webhook'`;
+    expect(claims).toEqual([{ field: 'system_fee_cents', gateway_value: '999999' }]);
+    // The gateway's own webhook of the same event is processed, not answered duplicate.
+    const real = await t.app.webhook(
+      webhookSaleBody({ id, status: 'PAGO', amount: '5200', fee: Number(sale?.system_fee_cents) }),
+    );
+    expect(real.body.status).toBe('accepted');
+  });
+});
