@@ -1,7 +1,7 @@
 import { TX_NOW } from '../db/jsonRows.js';
 import { NEWER_READ_WRITTEN } from '../domain/observationOrder.js';
 import type { Notice } from '../notifications/notification.js';
-import { compareWithGateway } from './compareFields.js';
+import { asText, compareWithGateway, type FieldDifference } from './compareFields.js';
 import { RESTORED, wasDenied } from './counted.js';
 import type { MirrorResult, ReadInput } from './inputs.js';
 import type { MirrorRows } from './mirrorRows.js';
@@ -56,10 +56,13 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
     case 'write': {
       const row = current as Row;
       // Two names of one status (a withdrawal's REJECTED and FAILED) are no move.
-      const { update, differences } = compareWithGateway(row, {
+      const compared = compareWithGateway(row, {
         ...values,
         status: decision.move ? read.status : row.status,
       });
+      const cleared = clearedBy(resource.readClears(read), row);
+      const update = { ...compared.update, ...cleared.update };
+      const differences = [...compared.differences, ...cleared.differences];
       rows.update(read.id, {
         ...update,
         ...after,
@@ -82,6 +85,26 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
       return { outcome: 'applied', from, to, needsReconcile: false, differences: recorded.length };
     }
   }
+}
+
+/** The fields a read empties (see Resource.readClears) that the mirror still holds. */
+function clearedBy(
+  fields: readonly string[],
+  row: object,
+): { update: Record<string, null>; differences: FieldDifference[] } {
+  const update: Record<string, null> = {};
+  const differences: FieldDifference[] = [];
+  for (const field of fields) {
+    const have = (row as Record<string, unknown>)[field];
+    if (have === null || have === undefined) continue;
+    update[field] = null;
+    differences.push({
+      field: field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+      mirrorValue: asText(have),
+      gatewayValue: null,
+    });
+  }
+  return { update, differences };
 }
 
 /** A read that agrees with the mirror's status ends a run of disagreeing ones, and its flag. */

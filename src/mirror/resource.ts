@@ -69,6 +69,11 @@ export interface Resource<
 
   /** Every field the gateway's read gives. */
   readValues(read: Read): Fields;
+  /**
+   * Fields a read empties when it leaves them null or absent: those the record's state rules
+   * out (a sale's reserve outside MED and CHARGEBACK). Any other absent field is kept.
+   */
+  readClears(read: Read): readonly string[];
   readItems(read: Read): SaleItemInsert[];
 
   /** The record as its reconcile schedule sees it, from a notice or from a read. */

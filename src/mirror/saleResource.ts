@@ -92,6 +92,11 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     createdAt: read.createdAt,
     completedAt: read.completedAt,
   }),
+  // Only a sale in MED or CHARGEBACK holds a reserve: a read without one there clears it.
+  readClears: (read) =>
+    read.reserveAmountCents === null && read.status !== 'MED' && read.status !== 'CHARGEBACK'
+      ? ['reserveAmountCents']
+      : [],
   readItems: (read) =>
     read.items.map((item): SaleItemInsert => ({
       saleId: read.id,

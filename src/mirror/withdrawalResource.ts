@@ -90,6 +90,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     createdAt: read.createdAt,
     gatewayUpdatedAt: read.updatedAt,
   }),
+  readClears: () => [],
   readItems: () => [],
 
   watchedNotice: (notice, now) => ({
