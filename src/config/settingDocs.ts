@@ -284,6 +284,11 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
     meaning:
       'Pending PIX/boleto sales are watched until expiry (a boleto: its due date plus 3 business days of compensation) plus this',
   },
+  DISAGREEING_READS_TO_FLAG: {
+    group: 'Reconciliation',
+    meaning:
+      'Gateway reads in a row that contradict a final status a signed postback or a confirmed webhook set, before the record is flagged for an operator (`paymirror report flagged`)',
+  },
   TRANSITIONS_ENABLED: {
     group: 'Transition feed',
     meaning:

@@ -37,8 +37,10 @@ export const sales = pgTable(
     paymentMethod: text('payment_method').notNull(),
     amountCents: cents('amount_cents').notNull(),
     netAmountCents: cents('net_amount_cents'),
+    /** The sale's one fee: the read's systemFee (or a signed source's); never a webhook's. */
     systemFeeCents: cents('system_fee_cents'),
-    feeCents: cents('fee_cents'),
+    /** Always equal to system_fee_cents (generated): nothing can write another fee here. */
+    feeCents: cents('fee_cents').generatedAlwaysAs(sql`system_fee_cents`),
     reserveAmountCents: cents('reserve_amount_cents'),
     installments: integer('installments'),
     customerName: text('customer_name'),
@@ -76,6 +78,19 @@ export const sales = pgTable(
      * leaves every finance view and the books until an authentic observation restores it.
      */
     deniedAt: tstz('denied_at'),
+    /**
+     * What set the current status: 'signed' (a postback), 'confirmed' (a webhook the read
+     * confirmed), 'read', 'unverified', 'api'; null when unknown. A read never moves a record
+     * out of a final status a signed or confirmed observation set.
+     */
+    statusSetBy: text('status_set_by'),
+    /** Reads in a row that contradicted that final status; flagged at the configured count. */
+    disagreeingReads: integer('disagreeing_reads').notNull().default(0),
+    /** When the record was flagged for an operator (paymirror report flagged), and why. */
+    flaggedAt: tstz('flagged_at'),
+    flagReason: text('flag_reason'),
+    /** A first denying read (404/403 shape B), waiting for the second that confirms it. */
+    denialReadAt: tstz('denial_read_at'),
   },
   (t) => [
     index('sales_next_reconcile_at_idx').on(t.nextReconcileAt),
@@ -127,6 +142,19 @@ export const withdrawals = pgTable(
      * leaves every finance view and the books until an authentic observation restores it.
      */
     deniedAt: tstz('denied_at'),
+    /**
+     * What set the current status: 'signed' (a postback), 'confirmed' (a webhook the read
+     * confirmed), 'read', 'unverified', 'api'; null when unknown. A read never moves a record
+     * out of a final status a signed or confirmed observation set.
+     */
+    statusSetBy: text('status_set_by'),
+    /** Reads in a row that contradicted that final status; flagged at the configured count. */
+    disagreeingReads: integer('disagreeing_reads').notNull().default(0),
+    /** When the record was flagged for an operator (paymirror report flagged), and why. */
+    flaggedAt: tstz('flagged_at'),
+    flagReason: text('flag_reason'),
+    /** A first denying read (404/403 shape B), waiting for the second that confirms it. */
+    denialReadAt: tstz('denial_read_at'),
   },
   (t) => [
     index('withdrawals_next_reconcile_at_idx').on(t.nextReconcileAt),

@@ -1,6 +1,12 @@
-import { canReachSale, type PaymentMethod, type SaleStatus } from './saleMachine.js';
+import {
+  canReachSale,
+  isFinalSaleStatus,
+  type PaymentMethod,
+  type SaleStatus,
+} from './saleMachine.js';
 import {
   canReachWithdrawal,
+  isFinalWithdrawalStatus,
   sameWithdrawalOutcome,
   type WithdrawalStatus,
 } from './withdrawalMachine.js';
@@ -17,16 +23,31 @@ export interface StatusMachine<S extends string> {
   readonly canReach: (from: S, to: S) => boolean;
   /** Two names of one status (a withdrawal's REJECTED and FAILED). */
   readonly same: (a: S, b: S) => boolean;
+  /** No move leaves it. */
+  readonly isFinal: (status: S) => boolean;
 }
 
 export function saleMachineFor(method: PaymentMethod): StatusMachine<SaleStatus> {
-  return { canReach: (from, to) => canReachSale(method, from, to), same: (a, b) => a === b };
+  return {
+    canReach: (from, to) => canReachSale(method, from, to),
+    same: (a, b) => a === b,
+    isFinal: isFinalSaleStatus,
+  };
 }
 
 export const WITHDRAWAL_MACHINE: StatusMachine<WithdrawalStatus> = {
   canReach: canReachWithdrawal,
   same: sameWithdrawalOutcome,
+  isFinal: isFinalWithdrawalStatus,
 };
+
+/** What set a record's status. 'signed' and 'confirmed' are authentic observations. */
+export type StatusSetBy = 'signed' | 'confirmed' | 'read' | 'unverified' | 'api';
+
+/** A status a signed postback or a webhook the gateway confirmed set. */
+export function isAuthenticObservation(setBy: string | null): boolean {
+  return setBy === 'signed' || setBy === 'confirmed';
+}
 
 /** `to` follows `from`, and `from` can never follow `to` again. */
 export function isStrictlyForward<S extends string>(
@@ -48,6 +69,8 @@ export interface MirrorStatusFacts<S extends string> {
   readonly statusObservedAt: Date | null;
   /** When the last gateway answer written to the row was requested. */
   readonly gatewayReadAt: Date | null;
+  /** What set the status (null or absent: unknown, rows older than the column). */
+  readonly statusSetBy?: string | null;
 }
 
 export const NEWER_READ_WRITTEN = 'a newer gateway answer is already in the mirror';
@@ -56,14 +79,21 @@ export type ReadDecision<S extends string> =
   | { readonly kind: 'insert' }
   /** The gateway's values are written; `move` when its status differs from the mirror's. */
   | { readonly kind: 'write'; readonly move: { readonly from: S; readonly to: S } | null }
-  | { readonly kind: 'stale'; readonly reason: string };
+  | { readonly kind: 'stale'; readonly reason: string }
+  /**
+   * The mirror's final status came from an authentic observation and the read says otherwise
+   * (a replica or cache behind, a read begun too early): nothing moves; it is recorded and
+   * read again, and flagged for an operator if reads keep disagreeing.
+   */
+  | { readonly kind: 'held'; readonly reason: string };
 
 /**
  * What a gateway answer, requested at `readAt`, does to the mirror. The gateway is the truth,
  * but only as of `readAt`: an answer older than the last one written changes nothing, and one
  * older than the mirror's status (a signed refund applied while the GET was in flight) may
  * only move the row strictly forward. Otherwise the gateway wins, whatever the machine says
- * of the move (the mirror held something the gateway never confirmed).
+ * of the move (the mirror held something the gateway never confirmed), except out of a final
+ * status a signed postback or a confirmed webhook set: a read never undoes one.
  */
 export function decideGatewayRead<S extends string>(
   mirror: MirrorStatusFacts<S> | null,
@@ -81,6 +111,12 @@ export function decideGatewayRead<S extends string>(
     return {
       kind: 'stale',
       reason: `the mirror observed ${from} after this read of ${to} began`,
+    };
+  }
+  if (machine.isFinal(from) && isAuthenticObservation(mirror.statusSetBy ?? null)) {
+    return {
+      kind: 'held',
+      reason: `${from} is final and was observed authentically; the gateway read ${to}`,
     };
   }
   return { kind: 'write', move: { from, to } };

@@ -21,6 +21,11 @@ export interface WatchPolicy {
    * business days of compensation) plus this grace.
    */
   readonly pendingGraceHours: number;
+  /**
+   * Reads in a row that contradict a final status a signed postback or a confirmed webhook set,
+   * after which the record is flagged for an operator.
+   */
+  readonly disagreeingReadsToFlag: number;
 }
 
 export const DEFAULT_WATCH_POLICY: WatchPolicy = {
@@ -30,6 +35,7 @@ export const DEFAULT_WATCH_POLICY: WatchPolicy = {
   pixExpiryHours: 24,
   boletoExpiryDays: 3,
   pendingGraceHours: 24,
+  disagreeingReadsToFlag: 3,
 };
 
 const MINUTE = 60_000;

@@ -15,6 +15,8 @@ export interface MetricSources {
   spoolPending?: () => Promise<number>;
   /** Cashout attempts that may have paid and nobody has checked, by outcome. */
   cashoutsUnresolved?: () => Promise<Record<string, number>>;
+  /** Mirror records flagged for an operator, and those the gateway denied. */
+  recordsNeedingAttention?: () => Promise<{ flagged: number; denied: number }>;
 }
 
 /** paymirror's Prometheus metrics (prefix paymirror_); one registry per process. */
@@ -141,6 +143,24 @@ export function createMetrics(
       const counts = await quietly(sources.cashoutsUnresolved);
       if (counts === null) return;
       for (const outcome of ['unknown', 'pending']) this.set({ outcome }, counts[outcome] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'paymirror_flagged_records',
+    help: 'Sales and withdrawals whose final status (set by a signed postback or a confirmed webhook) the gateway reads kept contradicting: an operator decides (paymirror report flagged)',
+    registers,
+    async collect() {
+      const counts = await quietly(sources.recordsNeedingAttention);
+      if (counts !== null) this.set(counts.flagged);
+    },
+  });
+  new Gauge({
+    name: 'paymirror_denied_records',
+    help: 'Sales and withdrawals the gateway denied (404 or 403 in shape B, twice): out of every finance view (paymirror report denied)',
+    registers,
+    async collect() {
+      const counts = await quietly(sources.recordsNeedingAttention);
+      if (counts !== null) this.set(counts.denied);
     },
   });
   new Gauge({

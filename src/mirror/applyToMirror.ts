@@ -171,19 +171,33 @@ function plan(
 }
 
 /**
- * The gateway answered that a record the mirror holds does not exist or is not ours: recorded,
- * and no longer watched. A record neither side has is nothing to record.
+ * The gateway answered that a record the mirror holds does not exist or is not ours. Existence is
+ * a fact of its own: a first denial is recorded and the record read again first; a second denying
+ * read marks it denied (`denied_at`: out of every finance view and the books) and it is no longer
+ * watched. An authentic observation restores it (see RESTORED). A record neither side has is
+ * nothing to record.
  */
 function planAbsent(
   rows: SaleRows | WithdrawalRows,
   input: AbsentInput,
   ctx: PlanContext,
 ): MirrorResult {
-  if (!rows.get(input.id)) return { outcome: 'absent' };
+  const row = rows.get(input.id);
+  if (!row) return { outcome: 'absent' };
+  const confirmed = row.deniedAt !== null || row.denialReadAt !== null;
   rows.update(input.id, {
-    nextReconcileAt: null,
-    reconcileRequestedAt: null,
-    reconcileReason: `gateway answered ${input.httpStatus}`,
+    ...(confirmed
+      ? {
+          ...(row.deniedAt === null ? { deniedAt: TX_NOW } : {}),
+          nextReconcileAt: null,
+          reconcileRequestedAt: null,
+          reconcileReason: `gateway answered ${input.httpStatus}, confirmed by a second read`,
+        }
+      : {
+          denialReadAt: TX_NOW,
+          reconcileRequestedAt: TX_NOW,
+          reconcileReason: `gateway answered ${input.httpStatus}; read again to confirm`,
+        }),
     lastReconciledAt: TX_NOW,
   });
   ctx.writes.addDiscrepancies(

@@ -79,6 +79,11 @@ export type MirrorResult =
   | { readonly outcome: 'observed'; readonly status: string }
   | { readonly outcome: 'noop'; readonly differences: number }
   | { readonly outcome: 'stale'; readonly reason: string }
+  /**
+   * A read that contradicted a final status a signed postback or a confirmed webhook set:
+   * nothing moved, the difference is recorded; `flagged` once reads kept disagreeing.
+   */
+  | { readonly outcome: 'held'; readonly reason: string; readonly flagged: boolean }
   | { readonly outcome: 'invalid'; readonly reason: string }
   /** A webhook the gateway did not confirm: nothing written; its claims as discrepancies. */
   | { readonly outcome: 'unconfirmed'; readonly reason: string }

@@ -1,9 +1,10 @@
 import { TX_NOW } from '../db/jsonRows.js';
-import { isOlderThan } from '../domain/observationOrder.js';
+import { isAuthenticObservation, isOlderThan } from '../domain/observationOrder.js';
 import { nextReconcileAt } from '../domain/reconcileSchedule.js';
 import { InvariantError } from '../lib/invariantError.js';
 import type { Notice } from '../notifications/notification.js';
 import { compareWithGateway } from './compareFields.js';
+import { RESTORED, wasDenied } from './counted.js';
 import { fillMissing } from './fillMissing.js';
 import type { MirrorResult, NoticeInput } from './inputs.js';
 import type { MirrorRows } from './mirrorRows.js';
@@ -30,6 +31,10 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
 ): MirrorResult {
   const { notice } = input;
   const current = rows.get(notice.id);
+  // An authentic observation proves the record exists: a denial is cleared.
+  if (current && (input.provenance === 'signed' || input.provenance === 'confirmed')) {
+    if (wasDenied(current)) rows.update(notice.id, RESTORED);
+  }
   if (input.provenance === 'contradicted') return recordClaims(resource, current, input, ctx);
   if (input.provenance === 'confirmed') return addConfirmed(resource, rows, current, input, ctx);
   const decision = resource.decideNotice(current ?? null, notice);
@@ -39,6 +44,7 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
       ...resource.noticeValues(notice),
       nextReconcileAt: schedule(resource, notice, ctx),
       statusObservedAt: input.observedAt,
+      statusSetBy: input.provenance,
     });
     return enterHistory(resource, null, input, ctx, false);
   }
@@ -52,6 +58,7 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
         ...fillMissing(current, resource.noticeValues(notice)),
         ...resource.sameStatusValues(current, notice),
         statusObservedAt: laterOf(current.statusObservedAt, input.observedAt),
+        ...authenticated(current, input.provenance),
       });
       ctx.writes.addItems(resource.noticeItems(notice), 'notice');
       return { outcome: 'noop', differences: 0 };
@@ -96,6 +103,7 @@ function enter<Row extends MirrorRecord, N extends Notice>(
     ...fillMissing(current, resource.noticeValues(notice)),
     nextReconcileAt: schedule(resource, notice, ctx),
     status: notice.status,
+    statusSetBy: input.provenance,
     ...resource.moveValues(notice),
     statusObservedAt: laterOf(current.statusObservedAt, input.observedAt),
     ...(needsReconcile
@@ -178,10 +186,25 @@ function addConfirmed<Row extends MirrorRecord, N extends Notice>(
     inboxEventId: input.context.inboxEventId,
     runId: null,
   });
+  // Amounts and fee come from the read only: what the webhook claims otherwise is recorded.
+  const claimed = compareWithGateway(current, resource.webhookClaims(notice)).differences;
+  ctx.writes.addDiscrepancies(resource.name, notice.id, claimed, {
+    action: 'recorded',
+    source: 'unconfirmed_webhook',
+    inboxEventId: input.context.inboxEventId,
+    runId: null,
+  });
   if (resource.sameStatus(current.status, notice.status)) {
+    rows.update(notice.id, authenticated(current, 'confirmed'));
     return { outcome: 'noop', differences: differences.length };
   }
   return observe(resource, current, input, ctx, `the mirror moved past ${notice.status}`);
+}
+
+/** The status the mirror holds, observed authentically: a read can no longer undo it if final. */
+function authenticated(current: MirrorRecord, provenance: string): { statusSetBy?: string } {
+  if (provenance !== 'signed' && provenance !== 'confirmed') return {};
+  return isAuthenticObservation(current.statusSetBy) ? {} : { statusSetBy: provenance };
 }
 
 /** A webhook the gateway contradicted: what it claims that the mirror holds otherwise. */

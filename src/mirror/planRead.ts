@@ -1,6 +1,8 @@
+import { TX_NOW } from '../db/jsonRows.js';
 import { NEWER_READ_WRITTEN } from '../domain/observationOrder.js';
 import type { Notice } from '../notifications/notification.js';
-import { compareWithGateway } from './compareFields.js';
+import { asText, compareWithGateway, type FieldDifference } from './compareFields.js';
+import { RESTORED, wasDenied } from './counted.js';
 import type { MirrorResult, ReadInput } from './inputs.js';
 import type { MirrorRows } from './mirrorRows.js';
 import {
@@ -41,8 +43,15 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
     case 'stale':
       if (decision.reason !== NEWER_READ_WRITTEN) rows.update(read.id, READ_AGAIN);
       return { outcome: 'stale', reason: decision.reason };
+    case 'held':
+      return holdFinal(resource, rows, current as Row, input, ctx, decision.reason);
     case 'insert':
-      rows.insert(read.id, { ...values, ...after, statusObservedAt: input.readAt });
+      rows.insert(read.id, {
+        ...values,
+        ...after,
+        statusObservedAt: input.readAt,
+        statusSetBy: readSetBy(input),
+      });
       ctx.writes.addItems(resource.readItems(read), 'gateway');
       recordInconsistencies();
       addHistory(resource, read.id, null, read.status, input, ctx);
@@ -56,14 +65,20 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
     case 'write': {
       const row = current as Row;
       // Two names of one status (a withdrawal's REJECTED and FAILED) are no move.
-      const { update, differences } = compareWithGateway(row, {
+      const compared = compareWithGateway(row, {
         ...values,
         status: decision.move ? read.status : row.status,
       });
+      const cleared = clearedBy(resource.readClears(read), row);
+      const update = { ...compared.update, ...cleared.update };
+      const differences = [...compared.differences, ...cleared.differences];
       rows.update(read.id, {
         ...update,
         ...after,
         statusObservedAt: laterOf(row.statusObservedAt, input.readAt),
+        ...(decision.move ? { statusSetBy: readSetBy(input) } : {}),
+        ...(row.disagreeingReads > 0 || row.flaggedAt !== null ? AGREED : {}),
+        ...(wasDenied(row) ? RESTORED : {}),
       });
       ctx.writes.addItems(resource.readItems(read), 'gateway');
       recordInconsistencies();
@@ -80,6 +95,79 @@ export function planRead<Row extends MirrorRecord, Read extends { id: number; st
       return { outcome: 'applied', from, to, needsReconcile: false, differences: recorded.length };
     }
   }
+}
+
+/** The fields a read empties (see Resource.readClears) that the mirror still holds. */
+function clearedBy(
+  fields: readonly string[],
+  row: object,
+): { update: Record<string, null>; differences: FieldDifference[] } {
+  const update: Record<string, null> = {};
+  const differences: FieldDifference[] = [];
+  for (const field of fields) {
+    const have = (row as Record<string, unknown>)[field];
+    if (have === null || have === undefined) continue;
+    update[field] = null;
+    differences.push({
+      field: field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+      mirrorValue: asText(have),
+      gatewayValue: null,
+    });
+  }
+  return { update, differences };
+}
+
+/** A read that agrees with the mirror's status ends a run of disagreeing ones, and its flag. */
+const AGREED = { disagreeingReads: 0, flaggedAt: null, flagReason: null } as const;
+
+function readSetBy(input: ReadInput): 'read' | 'api' {
+  return input.purpose === 'api' ? 'api' : 'read';
+}
+
+/**
+ * A read that contradicts a final status a signed postback or a confirmed webhook set: nothing
+ * moves. The difference is recorded and the record read again first; once
+ * `disagreeingReadsToFlag` reads in a row disagreed, it is flagged for an operator instead.
+ */
+function holdFinal<Row extends MirrorRecord>(
+  resource: { readonly name: 'sale' | 'withdrawal' },
+  rows: MirrorRows<Row>,
+  row: Row,
+  input: ReadInput & { readonly record: { id: number; status: string } },
+  ctx: PlanContext,
+  reason: string,
+): MirrorResult {
+  const read = input.record;
+  const disagreeing = row.disagreeingReads + 1;
+  const flagged = disagreeing >= ctx.watch.policy.disagreeingReadsToFlag;
+  rows.update(read.id, {
+    ...(wasDenied(row) ? RESTORED : {}),
+    disagreeingReads: disagreeing,
+    ...(flagged
+      ? {
+          ...(row.flaggedAt === null ? { flaggedAt: TX_NOW } : {}),
+          flagReason: `${disagreeing} gateway reads in a row said ${read.status}, not ${row.status}`,
+          reconcileRequestedAt: null,
+          reconcileReason: null,
+        }
+      : {
+          reconcileRequestedAt: TX_NOW,
+          reconcileReason: `a gateway read said ${read.status}, not the final ${row.status}`,
+        }),
+    ...(input.purpose === 'reconcile' ? { lastReconciledAt: TX_NOW } : {}),
+  });
+  ctx.writes.addDiscrepancies(
+    resource.name,
+    read.id,
+    [{ field: 'status', mirrorValue: row.status, gatewayValue: read.status }],
+    {
+      action: 'recorded',
+      source: readDiscrepancySource(input),
+      inboxEventId: input.context.inboxEventId,
+      runId: input.runId,
+    },
+  );
+  return { outcome: 'held', reason, flagged };
 }
 
 function addHistory(

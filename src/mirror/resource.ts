@@ -14,6 +14,14 @@ export interface MirrorRecord {
   readonly statusObservedAt: Date | null;
   /** When the gateway answer last written to the row was requested. */
   readonly gatewayReadAt: Date | null;
+  /** What set the current status (see StatusSetBy); null when unknown. */
+  readonly statusSetBy: string | null;
+  /** Reads in a row that contradicted an authentic final status. */
+  readonly disagreeingReads: number;
+  readonly flaggedAt: Date | null;
+  /** When the gateway denied the record (twice), and its first denying read. */
+  readonly deniedAt: Date | null;
+  readonly denialReadAt: Date | null;
 }
 
 /** Fields of a record by their TypeScript names; TX_NOW for the database's now(). */
@@ -49,6 +57,11 @@ export interface Resource<
   moveValues(notice: N): Fields;
   /** The fields only a webhook carries: the gateway's read lacks them. */
   webhookOnly(notice: N): Fields;
+  /**
+   * What a confirmed webhook claims that the read also gives (amounts, a sale's fee): compared
+   * with what the read wrote, never written; a difference is a discrepancy.
+   */
+  webhookClaims(notice: N): Fields;
   /** Whether a confirmed webhook's own fields correct the mirror's (else they only fill). */
   webhookCorrects(current: Row, notice: N): boolean;
   /** What a webhook claims, compared with the mirror when the gateway contradicts it. */
@@ -57,6 +70,11 @@ export interface Resource<
 
   /** Every field the gateway's read gives. */
   readValues(read: Read): Fields;
+  /**
+   * Fields a read empties when it leaves them null or absent: those the record's state rules
+   * out (a sale's reserve outside MED and CHARGEBACK). Any other absent field is kept.
+   */
+  readClears(read: Read): readonly string[];
   readItems(read: Read): SaleItemInsert[];
 
   /** The record as its reconcile schedule sees it, from a notice or from a read. */

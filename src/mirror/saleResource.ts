@@ -8,7 +8,7 @@ import type { Resource } from './resource.js';
 
 /**
  * A sale, for the planner. Postbacks (signed) and webhooks (hints) carry different fields; only
- * a webhook carries `fee`, and a confirmed one only fills it (the read's systemFee is the fee).
+ * a webhook carries `fee`, and it is never written: the read's systemFee is the one fee.
  * A read judges a move by the machine of the sale's payment method.
  */
 export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
@@ -22,6 +22,7 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
             ...facts(current),
             statusObservedAt: current.statusObservedAt,
             gatewayReadAt: current.gatewayReadAt,
+            statusSetBy: current.statusSetBy,
           }
         : null,
       { status: read.status, readAt },
@@ -34,7 +35,6 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     status: notice.status,
     paymentMethod: notice.paymentMethod,
     amountCents: notice.amountCents,
-    feeCents: notice.feeCents,
     customerName: notice.customerName,
     customerEmail: notice.customerEmail,
     customerDocument: notice.customerDocument,
@@ -50,12 +50,17 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
   sameStatusValues: () => ({}),
   // Stryker disable next-line ArrowFunction: the planner spreads it, and spreading undefined adds nothing
   moveValues: () => ({}),
-  webhookOnly: (notice): Change<SaleInsert> => ({ feeCents: notice.feeCents }),
+  // A webhook's `fee` is never written: it is only compared with the read's systemFee.
+  webhookOnly: (): Change<SaleInsert> => ({}),
+  webhookClaims: (notice): Change<SaleInsert> => ({
+    amountCents: notice.amountCents,
+    systemFeeCents: notice.feeCents,
+  }),
   webhookCorrects: () => false,
   claims: (notice): Change<SaleInsert> => ({
     status: notice.status,
     amountCents: notice.amountCents,
-    feeCents: notice.feeCents,
+    systemFeeCents: notice.feeCents,
   }),
   noticeItems: (notice) =>
     (notice.items ?? []).map((item): SaleItemInsert => ({
@@ -67,7 +72,7 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
       tangible: item.tangible,
     })),
 
-  /** Every field GET returns; `fee_cents` is the read's systemFee. */
+  /** Every field GET returns; `fee_cents` follows systemFee by itself (a generated column). */
   readValues: (read): SaleInsert => ({
     id: read.id,
     status: read.status,
@@ -75,7 +80,6 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     amountCents: read.amountCents,
     netAmountCents: read.netAmountCents,
     systemFeeCents: read.systemFeeCents,
-    feeCents: read.systemFeeCents,
     reserveAmountCents: read.reserveAmountCents,
     installments: read.installments,
     customerName: read.customerName,
@@ -91,6 +95,11 @@ export const SALE: Resource<SaleRow, SaleNotice, GatewayTransaction> = {
     createdAt: read.createdAt,
     completedAt: read.completedAt,
   }),
+  // Only a sale in MED or CHARGEBACK holds a reserve: a read without one there clears it.
+  readClears: (read) =>
+    read.reserveAmountCents === null && read.status !== 'MED' && read.status !== 'CHARGEBACK'
+      ? ['reserveAmountCents']
+      : [],
   readItems: (read) =>
     read.items.map((item): SaleItemInsert => ({
       saleId: read.id,

@@ -44,6 +44,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
                 status: current.status as WithdrawalStatus,
                 statusObservedAt: current.statusObservedAt,
                 gatewayReadAt: current.gatewayReadAt,
+                statusSetBy: current.statusSetBy,
               }
             : null,
           { status: read.status, readAt },
@@ -72,6 +73,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     externalId: notice.externalId,
     processedAt: notice.processedAt,
   }),
+  webhookClaims: (notice): Change<WithdrawalInsert> => ({ amountCents: notice.amountCents }),
   webhookCorrects: (current, notice) => !isOlderThan(notice.updatedAt, current.gatewayUpdatedAt),
   claims: (notice): Change<WithdrawalInsert> => ({
     status: notice.status,
@@ -94,6 +96,7 @@ export const WITHDRAWAL: Resource<WithdrawalRow, WithdrawalNotice, GatewayWithdr
     createdAt: read.createdAt,
     gatewayUpdatedAt: read.updatedAt,
   }),
+  readClears: () => [],
   readItems: () => [],
   readInconsistencies: (read, current) =>
     current && sameWithdrawalMoney(read, storedMoney(current))

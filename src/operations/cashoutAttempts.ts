@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { databaseNow } from '../db/clock.js';
 import type { CashoutAttemptRow } from '../db/rows.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/index.js';
@@ -37,7 +38,7 @@ export async function resolveCashoutAttempt(
     );
   }
   if (found.kind === 'paid') {
-    const readAt = new Date();
+    const readAt = await databaseNow(deps.sql);
     const withdrawal = await deps.gateway.getWithdrawal(found.withdrawalId);
     if (withdrawal.amountCents !== attempt.amountCents || withdrawal.pixKey !== attempt.pixKey) {
       throw new CashoutResolveError(

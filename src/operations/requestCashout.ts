@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { databaseNow } from '../db/clock.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import {
   GatewayError,
@@ -49,7 +50,7 @@ export async function requestCashout(
   const attemptId = await recordAttempt(deps.sql, request, options.forced === true);
   if (typeof attemptId !== 'number') return { kind: 'blocked', blockedBy: attemptId };
 
-  const readAt = new Date();
+  const readAt = await databaseNow(deps.sql);
   let withdrawal: GatewayWithdrawal;
   try {
     withdrawal = await deps.gateway.requestCashout(request);

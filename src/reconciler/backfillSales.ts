@@ -1,4 +1,5 @@
 import { GatewayError } from '../gateway/gatewayError.js';
+import { databaseNow } from '../db/clock.js';
 import { writeMirror } from '../mirror/applyToMirror.js';
 import type { ReconcileDeps } from './reconcilePass.js';
 import { advanceBackfill, startBackfill } from './sql.js';
@@ -43,7 +44,7 @@ export async function backfillSales(
   const now = deps.now ?? (() => new Date());
 
   for (let id = progress.nextId; id <= toId; id += 1) {
-    const readAt = now();
+    const readAt = await databaseNow(deps.sql);
     let isOurs = true;
     try {
       const record = await deps.gateway.getTransaction(id);

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { databaseNow } from '../db/clock.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import { GatewayError } from '../gateway/gatewayError.js';
 import type { GatewayClient } from '../gateway/types.js';
@@ -86,7 +87,7 @@ async function checkOne(
   candidate: Candidate,
 ): Promise<CheckResult> {
   const now = deps.now ?? (() => new Date());
-  const input = await readCandidate(deps, runId, candidate, now);
+  const input = await readCandidate(deps, runId, candidate);
   if (input === null) return { result: 'error', discrepancies: 0 };
   const [written] = await writeMirror(deps.sql, [input], { now: now(), policy: deps.policy });
   return classify(written);
@@ -97,9 +98,9 @@ async function readCandidate(
   deps: ReconcileDeps,
   runId: number,
   candidate: Candidate,
-  now: () => Date,
 ): Promise<MirrorInput | null> {
-  const readAt = now();
+  // The database's time, before the GET: never this host's clock (observation order).
+  const readAt = await databaseNow(deps.sql);
   const base = {
     kind: 'read',
     readAt,
@@ -136,6 +137,9 @@ function classify(written: MirrorResult | undefined): CheckResult {
       return written.differences > 0
         ? { result: 'corrected', discrepancies: written.differences }
         : { result: 'unchanged', discrepancies: 0 };
+    case 'held':
+      // A final status an authentic observation set is kept; the difference is recorded.
+      return { result: 'unchanged', discrepancies: 1 };
     case 'not_found':
       return { result: 'notFound', discrepancies: 1 };
     case 'absent':

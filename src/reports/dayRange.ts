@@ -9,6 +9,9 @@ export interface DayRange {
   readonly to: string | null;
 }
 
+/** Every day: a report without --from or --to. */
+export const ALL_DAYS: DayRange = { from: null, to: null };
+
 function isCalendarDay(value: string): boolean {
   const [year, month, day] = value.split('-').map(Number);
   if (year === undefined || month === undefined || day === undefined) return false;

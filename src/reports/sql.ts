@@ -81,3 +81,24 @@ export function openDisputes(sql: Sql): Promise<OpenDisputeRow[]> {
       from finance_open_disputes
      order by since nulls first, sale_id`;
 }
+
+/** Records the gateway denied (twice), by the São Paulo day they were denied. */
+export function deniedRecords(sql: Sql, { from, to }: DayRange) {
+  return sql`
+    select resource_type, resource_id, status, amount_cents, created_at, denied_at, reason
+      from finance_denied_records
+     where (${from}::date is null or (denied_at at time zone 'America/Sao_Paulo')::date >= ${from}::date)
+       and (${to}::date is null or (denied_at at time zone 'America/Sao_Paulo')::date <= ${to}::date)
+     order by denied_at, resource_type, resource_id`.execute();
+}
+
+/** Records flagged for an operator, by the São Paulo day they were flagged. */
+export function flaggedRecords(sql: Sql, { from, to }: DayRange) {
+  return sql`
+    select resource_type, resource_id, status, status_set_by, disagreeing_reads, flagged_at,
+           flag_reason
+      from finance_flagged_records
+     where (${from}::date is null or (flagged_at at time zone 'America/Sao_Paulo')::date >= ${from}::date)
+       and (${to}::date is null or (flagged_at at time zone 'America/Sao_Paulo')::date <= ${to}::date)
+     order by flagged_at, resource_type, resource_id`.execute();
+}

@@ -37,6 +37,7 @@ import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
 import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
 import { unresolvedAttemptCounts } from '../operations/sql.js';
+import { attentionCounts } from '../mirror/sql/records.js';
 import { startSchedulerRole } from './schedulerRole.js';
 import {
   createProducerRedis,
@@ -266,6 +267,7 @@ export async function startPaymirror(
       inboxCounts: () => inboxCountsByState(database.sql),
       ...(spool ? { spoolPending: () => spool.pending() } : {}),
       cashoutsUnresolved: () => unresolvedAttemptCounts(database.sql),
+      recordsNeedingAttention: () => attentionCounts(database.sql),
       queueCounts: () => queueCountsByName(observedQueues),
       queueOldestAgeSeconds: () => queueOldestAgeByName(observedQueues),
     },

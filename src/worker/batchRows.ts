@@ -106,7 +106,7 @@ export class BatchRows {
         continue;
       }
       this.finished.push(finishedRow(row.id, applied));
-      if (plan.contradicted) this.released.push(heldKey(row));
+      if (plan.releaseKey) this.released.push(heldKey(row));
       if (wantsCrossChannelCheck(plan.notice, applied)) {
         candidates.push({
           channel: row.channel,

@@ -29,6 +29,18 @@ export function readAtOf(read: GatewayRead): Date {
   return read.kind === 'record' ? read.read.readAt : read.readAt;
 }
 
+/**
+ * The clocks of a batch of reads. Observation order compares a read's time with delivery
+ * receipts, which Postgres stamps: a read's time is the database's too, taken before any GET
+ * is sent, never this host's clock (docs/architecture.md, "Observation order").
+ */
+export interface ReadClock {
+  /** The database's time before the reads begin: every new read's readAt. */
+  readonly readAt: Date;
+  /** This host's clock: only to age the recent reads (durations on one clock). */
+  readonly now: () => Date;
+}
+
 /** The reads of a batch by recordKey, and those it joined that began before some of its rows. */
 export interface BatchReads {
   readonly reads: Map<string, GatewayRead>;
@@ -47,9 +59,10 @@ export interface BatchReads {
 export async function readRecords(
   gateway: GatewayClient,
   requests: readonly ReadRequest[],
-  now: () => Date,
+  clock: ReadClock,
   recent: RecentReads | null = null,
 ): Promise<BatchReads> {
+  const { now } = clock;
   const unique = new Map<string, ReadRequest>();
   for (const request of requests) {
     const key = recordKey(request.resource, request.id);
@@ -76,8 +89,8 @@ export async function readRecords(
         if (readAtOf(answer) < request.notBefore) joined.add(key);
         return [key, answer] as const;
       }
-      const read = readOne(gateway, request, now);
-      recent?.remember(key, now(), read, now);
+      const read = readOne(gateway, request, clock.readAt);
+      recent?.remember(key, clock.readAt, read, now);
       return [key, await read] as const;
     }),
   );
@@ -132,12 +145,7 @@ export function createRecentReads(ttlMs = 2000, maxRecords = 10_000): RecentRead
   };
 }
 
-async function readOne(
-  gateway: GatewayClient,
-  ref: RecordRef,
-  now: () => Date,
-): Promise<GatewayRead> {
-  const readAt = now();
+async function readOne(gateway: GatewayClient, ref: RecordRef, readAt: Date): Promise<GatewayRead> {
   try {
     return ref.resource === 'sale'
       ? {

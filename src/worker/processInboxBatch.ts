@@ -1,4 +1,5 @@
 import { transaction, type Sql, type Tx } from '../db/client.js';
+import { databaseNow } from '../db/clock.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/types.js';
 import {
@@ -155,7 +156,14 @@ async function readFirst(
   // Found before the reads begin: every one was received before a read this batch begins (one
   // it joins may have begun before some of them: that one may only confirm them).
   const pending = await otherPendingWebhooks(sql, [...requests.values()], ids);
-  const { reads, joined, reused } = await readRecords(gateway, [...requests.values()], now, recent);
+  // The database's time, before any GET: a read is judged against receipts Postgres stamped.
+  const readAt = await databaseNow(sql);
+  const { reads, joined, reused } = await readRecords(
+    gateway,
+    [...requests.values()],
+    { readAt, now },
+    recent,
+  );
   const confirmOnly = new Set<number>();
   for (const [id, ref] of requests) {
     if (joined.has(recordKey(ref.resource, ref.id))) confirmOnly.add(id);

@@ -41,6 +41,11 @@ export type RowPlan =
       readonly inputs: readonly MirrorInput[];
       /** A webhook whose status the gateway did not confirm. */
       readonly contradicted: boolean;
+      /**
+       * A webhook some of whose claims (status, amount, a sale's fee) the read did not confirm:
+       * it gives back its dedupe key, so the gateway's own delivery of the event is processed.
+       */
+      readonly releaseKey: boolean;
     };
 
 export interface RowPlanOptions {
@@ -68,17 +73,23 @@ export function planRow(row: InboxRow, options: RowPlanOptions): RowPlan {
   if (row.channel === 'postback') {
     if (read?.kind === 'record') {
       const signed: NoticeInput = { ...base, provenance: 'signed', ambiguity: 'read' };
-      return { kind: 'apply', notice, contradicted: false, inputs: [signed, readInput(read, row)] };
+      return {
+        kind: 'apply',
+        notice,
+        contradicted: false,
+        releaseKey: false,
+        inputs: [signed, readInput(read, row)],
+      };
     }
     const ambiguity = options.gatewayConfigured ? 'defer' : 'reconcile';
     const signed: NoticeInput = { ...base, provenance: 'signed', ambiguity };
-    return { kind: 'apply', notice, contradicted: false, inputs: [signed] };
+    return { kind: 'apply', notice, contradicted: false, releaseKey: false, inputs: [signed] };
   }
 
   if (!options.gatewayConfigured) {
     if (options.holdUnconfirmable) return { kind: 'held' };
     const unverified: NoticeInput = { ...base, provenance: 'unverified', ambiguity: 'reconcile' };
-    return { kind: 'apply', notice, contradicted: false, inputs: [unverified] };
+    return { kind: 'apply', notice, contradicted: false, releaseKey: false, inputs: [unverified] };
   }
   if (!read) return { kind: 'forward' };
   if (
@@ -106,8 +117,19 @@ export function planRow(row: InboxRow, options: RowPlanOptions): RowPlan {
     kind: 'apply',
     notice,
     contradicted: !confirmed,
+    releaseKey: !confirmed || !claimsConfirmed(read.read.record, notice),
     inputs: [readInput(read, row), webhook],
   };
+}
+
+/** Whether the read confirms what else the webhook asserts: its amount, and a sale's fee. */
+function claimsConfirmed(
+  record: Extract<GatewayRead, { kind: 'record' }>['read']['record'],
+  notice: Notice,
+): boolean {
+  if (record.amountCents !== notice.amountCents) return false;
+  if (notice.kind !== 'sale' || notice.feeCents === null) return true;
+  return 'systemFeeCents' in record && record.systemFeeCents === notice.feeCents;
 }
 
 function confirms(gatewayStatus: string, notice: Notice): boolean {

@@ -85,7 +85,7 @@ export function rowOutcome(
   if (results.some((result) => result.outcome === 'noop')) {
     return { outcome: 'noop', confirmed, needsReconcile: false };
   }
-  const stale = results.find((result) => result.outcome === 'stale');
+  const stale = results.find((result) => result.outcome === 'stale' || result.outcome === 'held');
   return { outcome: 'stale', confirmed, needsReconcile: false, detail: reasonOf(stale) };
 }
 

@@ -77,9 +77,13 @@ describe('confirmation of unsigned webhooks', () => {
     expect(Number(sale?.net_amount_cents)).toBeLessThan(5000);
     // The webhook's fee (150) is not what the gateway read says: kept as a discrepancy, not written.
     const fee =
-      await sql()`select mirror_value, gateway_value, source from reconciliation_discrepancies where resource_id = ${id} and field = 'fee_cents'`;
+      await sql()`select mirror_value, gateway_value, source from reconciliation_discrepancies where resource_id = ${id} and field = 'system_fee_cents'`;
     expect(fee).toEqual([
-      { mirror_value: String(truth.systemFeeCents), gateway_value: '150', source: 'confirmation' },
+      {
+        mirror_value: String(truth.systemFeeCents),
+        gateway_value: '150',
+        source: 'unconfirmed_webhook',
+      },
     ]);
   });
 

@@ -191,7 +191,7 @@ describe('an unconfirmed webhook (item 4)', () => {
        where resource_id = ${id} and source = 'unconfirmed_webhook' order by field`;
     expect(claims).toEqual(
       expect.arrayContaining([
-        { field: 'fee_cents', gateway_value: '999999' },
+        { field: 'system_fee_cents', gateway_value: '999999' },
         { field: 'status', gateway_value: 'PAGO' },
       ]),
     );
@@ -303,7 +303,7 @@ describe('reconciliation reports only what happened (item 8)', () => {
 describe('a gateway read against a newer signed state (item 3)', () => {
   const watch = () => ({ now: new Date(), policy: DEFAULT_WATCH_POLICY });
 
-  it('a GET begun before a signed refund was applied does not undo it; a later GET wins', async () => {
+  it('a GET begun before a signed refund was applied does not undo it; nor does a later GET', async () => {
     const id = await gateway.createSale({ amount: 7100 });
     await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
     const client = reconcileDeps().gateway;
@@ -329,15 +329,16 @@ describe('a gateway read against a newer signed state (item 3)', () => {
     expect(path.map((row) => row.to_status)).toEqual(['ESTORNADO']);
     expect((await sql()`select status from sales where id = ${id}`)[0]?.status).toBe('ESTORNADO');
 
-    // The gateway's word, read after the mirror's state, wins even a move the machine forbids.
-    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' }).catch(() => undefined);
+    // Even a read begun after the refund never moves the sale out of a final status a signed
+    // postback set: the difference is recorded and the sale read again.
     const fresh: MirrorInput = {
       ...stale,
       record: { ...paid, status: 'PAGO' },
       readAt: new Date(Date.now() + 1000),
     };
-    const [wins] = await writeMirror(t.db.database.sql, [fresh], watch());
-    expect(wins).toMatchObject({ outcome: 'applied', from: 'ESTORNADO', to: 'PAGO' });
+    const [held] = await writeMirror(t.db.database.sql, [fresh], watch());
+    expect(held).toMatchObject({ outcome: 'held', flagged: false });
+    expect((await sql()`select status from sales where id = ${id}`)[0]?.status).toBe('ESTORNADO');
   });
 });
 
@@ -390,4 +391,27 @@ describe('card-only statuses (item 9)', () => {
       ]);
     },
   );
+});
+
+describe('a webhook that repeats the true status with a fee the read does not confirm', () => {
+  it('writes no fee, records the claim, and gives back its dedupe key', async () => {
+    const id = await gateway.createSale({ amount: 5200 });
+    await gateway.control(`/sales/${id}/status`, { status: 'PAGO' });
+    const forged = await t.app.webhook(
+      webhookSaleBody({ id, status: 'PAGO', amount: '5200', fee: 999999 }),
+    );
+    await finished(forged.body.id as number);
+    const [sale] = await sql()`select fee_cents, system_fee_cents from sales where id = ${id}`;
+    expect(sale?.fee_cents).toEqual(sale?.system_fee_cents);
+    expect(String(sale?.fee_cents)).not.toBe('999999');
+    const claims = await sql()`
+      select field, gateway_value from reconciliation_discrepancies
+       where resource_id = ${id} and source = 'unconfirmed_webhook'`;
+    expect(claims).toEqual([{ field: 'system_fee_cents', gateway_value: '999999' }]);
+    // The gateway's own webhook of the same event is processed, not answered duplicate.
+    const real = await t.app.webhook(
+      webhookSaleBody({ id, status: 'PAGO', amount: '5200', fee: Number(sale?.system_fee_cents) }),
+    );
+    expect(real.body.status).toBe('accepted');
+  });
 });

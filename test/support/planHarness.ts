@@ -128,8 +128,15 @@ export function saleRow(overrides: Partial<SaleRow> = {}): SaleRow {
     shipping: null,
     createdAt: CREATED,
     completedAt: null,
+    pixExpiresAt: null,
     statusObservedAt: EARLIER,
     gatewayReadAt: null,
+    statusSetBy: null,
+    disagreeingReads: 0,
+    flaggedAt: null,
+    flagReason: null,
+    deniedAt: null,
+    denialReadAt: null,
     ...overrides,
   } as SaleRow;
 }
@@ -151,6 +158,12 @@ export function withdrawalRow(overrides: Partial<WithdrawalRow> = {}): Withdrawa
     gatewayUpdatedAt: EARLIER,
     statusObservedAt: EARLIER,
     gatewayReadAt: null,
+    statusSetBy: null,
+    disagreeingReads: 0,
+    flaggedAt: null,
+    flagReason: null,
+    deniedAt: null,
+    denialReadAt: null,
     ...overrides,
   } as WithdrawalRow;
 }

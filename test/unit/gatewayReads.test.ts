@@ -19,12 +19,18 @@ function countingGateway() {
 }
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 20, 12, 0, 0, ms));
+/** One clock for both: the database's time before the reads, and the host's for their age. */
+const clockOf = (now: () => Date) => ({ readAt: now(), now });
 
 describe('readRecords', () => {
   it('one GET per record however many rows wait on it', async () => {
     const { gateway, calls, answerAll } = countingGateway();
     const request = { resource: 'sale' as const, id: 7, notBefore: at(0) };
-    const reads = readRecords(gateway, [request, request, { ...request, id: 8 }], () => at(10));
+    const reads = readRecords(
+      gateway,
+      [request, request, { ...request, id: 8 }],
+      clockOf(() => at(10)),
+    );
     answerAll();
     expect((await reads).reads.size).toBe(2);
     expect(calls).toEqual([7, 8]);
@@ -38,14 +44,14 @@ describe('readRecords', () => {
     const first = readRecords(
       gateway,
       [{ resource: 'sale', id: 7, notBefore: at(50) }],
-      now,
+      clockOf(now),
       recent,
     );
     // Another batch, rows received before the first read began: shares its GET (in flight).
     const second = readRecords(
       gateway,
       [{ resource: 'sale', id: 7, notBefore: at(90) }],
-      now,
+      clockOf(now),
       recent,
     );
     answerAll();
@@ -56,7 +62,7 @@ describe('readRecords', () => {
     const third = readRecords(
       gateway,
       [{ resource: 'sale', id: 7, notBefore: at(200) }],
-      now,
+      clockOf(now),
       recent,
     );
     answerAll();
@@ -67,7 +73,7 @@ describe('readRecords', () => {
     const fourth = readRecords(
       gateway,
       [{ resource: 'sale', id: 7, notBefore: at(0) }],
-      now,
+      clockOf(now),
       recent,
     );
     answerAll();
@@ -87,7 +93,7 @@ describe('readRecords', () => {
     const first = readRecords(
       gateway,
       [{ resource: 'sale', id: 9, notBefore: at(50) }],
-      now,
+      clockOf(now),
       recent,
     );
     clock = 400;
@@ -95,7 +101,7 @@ describe('readRecords', () => {
     const late = readRecords(
       gateway,
       [{ resource: 'sale', id: 9, notBefore: at(300), acceptEarlier: true }],
-      now,
+      clockOf(now),
       recent,
     );
     answerAll();
@@ -111,7 +117,7 @@ describe('readRecords', () => {
         { resource: 'sale', id: 9, notBefore: at(350), acceptEarlier: true },
         { resource: 'sale', id: 9, notBefore: at(360) },
       ],
-      now,
+      clockOf(now),
       recent,
     );
     answerAll();
@@ -125,7 +131,12 @@ describe('readRecords', () => {
     let clock = 0;
     const now = () => at(clock);
     const ask = (notBefore: number) =>
-      readRecords(gateway, [{ resource: 'sale', id: 5, notBefore: at(notBefore) }], now, recent);
+      readRecords(
+        gateway,
+        [{ resource: 'sale', id: 5, notBefore: at(notBefore) }],
+        clockOf(now),
+        recent,
+      );
     const first = ask(0);
     clock = 10_000; // still in flight ten seconds later
     const second = ask(0);

@@ -196,21 +196,27 @@ describe('a sale, for the planner', () => {
       paymentMethod: 'PIX',
       createdAt: NOW,
       completedAt: null,
+      pixExpiresAt: null,
     });
     expect(
-      SALE.watchedRead({
-        id: 7,
-        status: 'PAGO',
-        paymentMethod: 'BOLETO',
-        createdAt: CREATED,
-        completedAt: LATER,
-      } as Parameters<typeof SALE.watchedRead>[0]),
+      SALE.watchedRead(
+        {
+          id: 7,
+          status: 'PAGO',
+          paymentMethod: 'BOLETO',
+          createdAt: CREATED,
+          completedAt: LATER,
+        } as Parameters<typeof SALE.watchedRead>[0],
+        undefined,
+      ),
     ).toEqual({
       resource: 'sale',
       status: 'PAGO',
       paymentMethod: 'BOLETO',
       createdAt: CREATED,
       completedAt: LATER,
+      pixExpiresAt: null,
+      boletoCode: null,
     });
   });
 });

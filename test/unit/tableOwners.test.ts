@@ -35,6 +35,8 @@ const OWNERS: Readonly<Record<string, string>> = {
   finance_open_disputes: 'src/reports/',
   finance_withdrawals_daily: 'src/reports/',
   finance_discrepancies_by_run: 'src/reports/',
+  finance_denied_records: 'src/reports/',
+  finance_flagged_records: 'src/reports/',
 };
 
 /** Table names by the name schema.ts exports them under. */

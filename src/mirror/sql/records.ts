@@ -159,3 +159,21 @@ export async function recordSummaries(sql: Sql): Promise<{
   ]);
   return { sales: [...saleRows], withdrawals: [...withdrawalRows] };
 }
+
+/** How many records are flagged for an operator, and how many the gateway denied. */
+export async function attentionCounts(sql: Sql): Promise<{ flagged: number; denied: number }> {
+  const [row] = await sql<{ flagged: number; denied: number }[]>`
+    select (select count(*) from sales where flagged_at is not null)
+         + (select count(*) from withdrawals where flagged_at is not null) as flagged,
+           (select count(*) from sales where denied_at is not null)
+         + (select count(*) from withdrawals where denied_at is not null) as denied`.execute();
+  return { flagged: Number(row?.flagged ?? 0), denied: Number(row?.denied ?? 0) };
+}
+
+/**
+ * `true` when the record aliased `alias` (a row of sales or withdrawals) counts in finance: the
+ * gateway has not denied it. The one test of existence; isCounted (counted.ts) in code.
+ */
+export function countedRecord(sql: Sql | Tx, alias: string): Fragment {
+  return sql`${sql(alias)}.denied_at is null`;
+}
