@@ -1,11 +1,5 @@
-/**
- * Whether a record counts in finance (its views and the books): every record the gateway has not
- * denied. Existence is a fact of its own, held in `denied_at` alone (docs/finance.md); the SQL
- * form is `countedRecord` in sql/records.ts.
- */
-export function isCounted(record: { readonly deniedAt: Date | null }): boolean {
-  return record.deniedAt === null;
-}
+// Existence is a fact of its own, held in `denied_at` alone (docs/finance.md): a denied record
+// leaves every finance view and the books until an authentic observation clears it.
 
 /** What clears a denial: an authentic observation of the record (see planNotice, planRead). */
 export const RESTORED = { deniedAt: null, denialReadAt: null } as const;

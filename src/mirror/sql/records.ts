@@ -169,11 +169,3 @@ export async function attentionCounts(sql: Sql): Promise<{ flagged: number; deni
          + (select count(*) from withdrawals where denied_at is not null) as denied`.execute();
   return { flagged: Number(row?.flagged ?? 0), denied: Number(row?.denied ?? 0) };
 }
-
-/**
- * `true` when the record aliased `alias` (a row of sales or withdrawals) counts in finance: the
- * gateway has not denied it. The one test of existence; isCounted (counted.ts) in code.
- */
-export function countedRecord(sql: Sql | Tx, alias: string): Fragment {
-  return sql`${sql(alias)}.denied_at is null`;
-}
