@@ -43,6 +43,8 @@ export interface Metrics {
   readonly reconcileRows: Counter<'result'>;
   readonly reconcileDiscrepancies: Counter;
   readonly crossChannelDisagreements: Counter;
+  /** Signed moves back into a status the record already had, applied without a gateway read. */
+  readonly cycleReplaysUnconfirmed: Counter;
   readonly workerFailures: Counter<'final'>;
   readonly spooled: Counter;
   readonly transitionsDropped: Counter;
@@ -240,6 +242,11 @@ export function createMetrics(
     forwardedToConfirmation: new Counter({
       name: 'paymirror_forwarded_to_confirmation_total',
       help: 'Inbox rows the signed lane handed to the confirmation lane (they need a gateway read first)',
+      registers,
+    }),
+    cycleReplaysUnconfirmed: new Counter({
+      name: 'paymirror_cycle_replays_unconfirmed_total',
+      help: 'Signed postbacks that moved a sale back into a status its history already held (PAGO after MED, MED again after PAGO), applied without a gateway read because no gateway keys are configured: each may be a captured postback replayed. Configure GATEWAY_PUBLIC_KEY and GATEWAY_PRIVATE_KEY to have them read first',
       registers,
     }),
     unknownWebhooksNotOursInARow: new Gauge({

@@ -73,6 +73,11 @@ export type MirrorResult =
       readonly to: string;
       /** An ambiguous move applied without a gateway read: the reconciler settles it. */
       readonly needsReconcile: boolean;
+      /**
+       * A signed move back into a status the record's history holds, applied without a read:
+       * possibly a replayed capture (counted apart).
+       */
+      readonly unconfirmedReplay?: true;
       readonly differences: number;
     }
   /** Recorded in status_history only: the mirror had already moved past this status. */

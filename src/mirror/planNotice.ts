@@ -79,7 +79,17 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
         );
       }
       if (input.ambiguity === 'defer') return { outcome: 'deferred' };
-      if (input.ambiguity === 'reconcile') return enter(resource, rows, current, input, ctx, true);
+      if (input.ambiguity === 'reconcile') {
+        // No keys to read with: a signed move back into a status the record already had may
+        // be a captured postback replayed; it is applied, marked, and counted as such.
+        const replay =
+          input.provenance === 'signed' &&
+          ctx.writes.hasSeen(resource.name, notice.id, notice.status);
+        const result = enter(resource, rows, current, input, ctx, true);
+        return replay && result.outcome === 'applied'
+          ? { ...result, unconfirmedReplay: true }
+          : result;
+      }
       // A read follows: enter the move unless this status is already in the record's story
       // (a late copy of an earlier dispute would otherwise open a second one).
       if (ctx.writes.hasSeen(resource.name, notice.id, notice.status)) {

@@ -100,6 +100,7 @@ export function observeResult(
       deps.metrics.acceptToApplied.observe((Date.now() - result.receivedAt.getTime()) / 1000);
       logDone(result, inboxEventId, deps.logger);
       if (result.outsideFormat) observeOutsideFormat(result, inboxEventId, deps);
+      if (result.unconfirmedReplay) deps.metrics.cycleReplaysUnconfirmed.inc();
       if (result.crossChannelDisagreement) {
         deps.metrics.crossChannelDisagreements.inc();
         deps.logger.warn(

@@ -26,6 +26,7 @@ export type ProcessResult =
       /** Checked against a gateway read. */
       readonly confirmed: boolean;
       readonly needsReconcile: boolean;
+      readonly unconfirmedReplay?: true;
       readonly crossChannelDisagreement: boolean;
       readonly detail?: string;
       readonly receivedAt: Date;
@@ -47,6 +48,8 @@ export interface Applied {
   readonly outcome: WorkerOutcome;
   readonly confirmed: boolean;
   readonly needsReconcile: boolean;
+  /** A signed move back into a status already in the record's history, applied unread. */
+  readonly unconfirmedReplay?: true;
   readonly detail?: string;
 }
 
@@ -77,7 +80,15 @@ export function rowOutcome(
     const needsReconcile = applied.some(
       (result) => result.outcome === 'applied' && result.needsReconcile,
     );
-    return { outcome: 'applied', confirmed, needsReconcile };
+    const replay = applied.some(
+      (result) => result.outcome === 'applied' && result.unconfirmedReplay,
+    );
+    return {
+      outcome: 'applied',
+      confirmed,
+      needsReconcile,
+      ...(replay ? { unconfirmedReplay: true } : {}),
+    };
   }
   if (results.some((result) => result.outcome === 'observed')) {
     return { outcome: 'observed', confirmed, needsReconcile: false };
