@@ -265,6 +265,7 @@ describe('cheap to observe', () => {
           'oldestPendingAgeSeconds',
           'queueCounts',
           'queueOldestAgeSeconds',
+          'recordsNeedingAttention',
           'spoolPending',
         ].sort(),
       );
