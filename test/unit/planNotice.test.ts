@@ -84,6 +84,7 @@ describe('a notice of a record the mirror lacks', () => {
         DEFAULT_WATCH_POLICY,
       ),
       statusObservedAt: LATER,
+      statusSetBy: 'signed',
     });
     expect(rows.updates).toEqual([]);
     expect(writes.history).toEqual([
@@ -185,6 +186,7 @@ describe('a notice of the status the mirror holds', () => {
           pixCode: 'pix-code',
           externalTransactionId: 'ext-7',
           statusObservedAt: LATER,
+          statusSetBy: 'signed',
         },
       },
     ]);
@@ -259,6 +261,7 @@ describe('a notice that moves the record', () => {
         DEFAULT_WATCH_POLICY,
       ),
       status: 'PAGO',
+      statusSetBy: 'signed',
       statusObservedAt: LATER,
     });
     expect(writes.history).toEqual([
@@ -507,7 +510,11 @@ describe('a webhook the gateway confirmed', () => {
       }),
     );
     expect(result).toEqual({ outcome: 'noop', differences: 1 });
-    expect(rows.written(31)).toStrictEqual({ externalId: 'bank-31', processedAt: LATER });
+    expect(rows.written(31)).toStrictEqual({
+      externalId: 'bank-31',
+      processedAt: LATER,
+      statusSetBy: 'confirmed',
+    });
     expect(writes.discrepancies).toEqual([
       {
         resource: 'withdrawal',
@@ -532,7 +539,7 @@ describe('a webhook the gateway confirmed', () => {
         context: WEBHOOK,
       }),
     );
-    expect(rows.written(31)).toStrictEqual({ processedAt: LATER });
+    expect(rows.written(31)).toStrictEqual({ processedAt: LATER, statusSetBy: 'confirmed' });
     expect(writes.discrepancies).toMatchObject([
       { record: { action: 'recorded', source: 'confirmation' } },
     ]);
