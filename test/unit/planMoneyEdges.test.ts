@@ -323,6 +323,15 @@ describe('a sale’s reserve', () => {
     expect(writes.discrepancies).toEqual([]);
   });
 
+  it('is no difference when the mirror’s row does not carry it', () => {
+    const { reserveAmountCents: _absent, ...row } = saleRow({ status: 'PAGO' });
+    const rows = new FakeRows(row as SaleRow);
+    const writes = new FakeWrites();
+    readSale(rows, writes, readOf(transaction()));
+    expect(rows.written(7)).not.toHaveProperty('reserveAmountCents');
+    expect(writes.discrepancies).toEqual([]);
+  });
+
   it('is named by the read for clearing only when absent outside MED and CHARGEBACK', () => {
     expect(SALE.readClears(transaction())).toEqual(['reserveAmountCents']);
     expect(SALE.readClears(transaction({ reserveAmountCents: 0 }))).toEqual([]);

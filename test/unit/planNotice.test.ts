@@ -467,6 +467,15 @@ describe('a notice around a cycle (PAGO and MED)', () => {
     expect(writes.history).toMatchObject([{ from: 'PAGO', to: 'MED', entered: true }]);
   });
 
+  it('is stale when a gateway read follows and the status is already in the record’s story', () => {
+    const rows = new FakeRows(saleRow({ status: 'PAGO' }));
+    const writes = new FakeWrites().see('sale', 7, 'MED');
+    const result = planSale(rows, writes, input(saleNotice({ status: 'MED' })));
+    expect(result).toEqual({ outcome: 'stale', reason: 'MED already observed' });
+    expect(rows.updates).toEqual([]);
+    expect(writes.history).toEqual([]);
+  });
+
   it('is entered when a gateway read follows and the status is new to the record', () => {
     const rows = new FakeRows(saleRow({ status: 'PAGO' }));
     const writes = new FakeWrites();
