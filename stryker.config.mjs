@@ -27,6 +27,8 @@ export default {
     'src/mirror/planRead.ts',
     'src/mirror/saleResource.ts',
     'src/mirror/withdrawalResource.ts',
+    // Whether a record was denied, and what an authentic observation of it clears.
+    'src/mirror/counted.ts',
   ],
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],

@@ -24,6 +24,7 @@ export const MUTATION_TESTS = [
   'test/unit/planNotice.test.ts',
   'test/unit/planRead.test.ts',
   'test/unit/planResources.test.ts',
+  'test/unit/planMoneyEdges.test.ts',
 ];
 
 export default defineConfig({

@@ -94,6 +94,8 @@ export class FakeWrites {
     differences: readonly FieldDifference[],
     record: object,
   ): void {
+    // As MirrorWrites: one row per difference, so an empty list writes nothing.
+    if (differences.length === 0) return;
     this.discrepancies.push({ resource, id, differences, record });
   }
 }

@@ -84,6 +84,7 @@ describe('a notice of a record the mirror lacks', () => {
         DEFAULT_WATCH_POLICY,
       ),
       statusObservedAt: LATER,
+      statusSetBy: 'signed',
     });
     expect(rows.updates).toEqual([]);
     expect(writes.history).toEqual([
@@ -185,6 +186,7 @@ describe('a notice of the status the mirror holds', () => {
           pixCode: 'pix-code',
           externalTransactionId: 'ext-7',
           statusObservedAt: LATER,
+          statusSetBy: 'signed',
         },
       },
     ]);
@@ -259,6 +261,7 @@ describe('a notice that moves the record', () => {
         DEFAULT_WATCH_POLICY,
       ),
       status: 'PAGO',
+      statusSetBy: 'signed',
       statusObservedAt: LATER,
     });
     expect(writes.history).toEqual([
@@ -464,6 +467,15 @@ describe('a notice around a cycle (PAGO and MED)', () => {
     expect(writes.history).toMatchObject([{ from: 'PAGO', to: 'MED', entered: true }]);
   });
 
+  it('is stale when a gateway read follows and the status is already in the record’s story', () => {
+    const rows = new FakeRows(saleRow({ status: 'PAGO' }));
+    const writes = new FakeWrites().see('sale', 7, 'MED');
+    const result = planSale(rows, writes, input(saleNotice({ status: 'MED' })));
+    expect(result).toEqual({ outcome: 'stale', reason: 'MED already observed' });
+    expect(rows.updates).toEqual([]);
+    expect(writes.history).toEqual([]);
+  });
+
   it('is entered when a gateway read follows and the status is new to the record', () => {
     const rows = new FakeRows(saleRow({ status: 'PAGO' }));
     const writes = new FakeWrites();
@@ -507,7 +519,11 @@ describe('a webhook the gateway confirmed', () => {
       }),
     );
     expect(result).toEqual({ outcome: 'noop', differences: 1 });
-    expect(rows.written(31)).toStrictEqual({ externalId: 'bank-31', processedAt: LATER });
+    expect(rows.written(31)).toStrictEqual({
+      externalId: 'bank-31',
+      processedAt: LATER,
+      statusSetBy: 'confirmed',
+    });
     expect(writes.discrepancies).toEqual([
       {
         resource: 'withdrawal',
@@ -532,7 +548,7 @@ describe('a webhook the gateway confirmed', () => {
         context: WEBHOOK,
       }),
     );
-    expect(rows.written(31)).toStrictEqual({ processedAt: LATER });
+    expect(rows.written(31)).toStrictEqual({ processedAt: LATER, statusSetBy: 'confirmed' });
     expect(writes.discrepancies).toMatchObject([
       { record: { action: 'recorded', source: 'confirmation' } },
     ]);

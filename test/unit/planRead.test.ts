@@ -148,16 +148,18 @@ describe('a read of a record the mirror lacks', () => {
       gatewayReadAt: LATER,
       lastReconciledAt: TX_NOW,
       statusObservedAt: LATER,
+      statusSetBy: 'read',
     });
     expect(rows.inserted.get(7)).toMatchObject({
       amountCents: 15_050,
       netAmountCents: 14_000,
       systemFeeCents: 1_050,
-      feeCents: 1_050,
       reserveAmountCents: 300,
       completedAt: EARLIER,
       shipping: { city: 'Recife' },
     });
+    // fee_cents is generated from system_fee_cents: the read never writes it.
+    expect(rows.inserted.get(7)).not.toHaveProperty('feeCents');
     expect(writes.items).toEqual([
       {
         rows: [
@@ -218,6 +220,7 @@ describe('a read of a record the mirror lacks', () => {
       reconcileReason: null,
       gatewayReadAt: LATER,
       statusObservedAt: LATER,
+      statusSetBy: 'read',
     });
     expect(writes.items).toEqual([{ rows: [], from: 'gateway' }]);
     expect(writes.history).toMatchObject([
@@ -408,7 +411,9 @@ describe('a stale read', () => {
   });
 
   it('judges a withdrawal read without update time by when it was read', () => {
-    const rows = new FakeRows(withdrawalRow({ status: 'PENDING', gatewayUpdatedAt: LATER }));
+    const rows = new FakeRows(
+      withdrawalRow({ status: 'PENDING', gatewayUpdatedAt: LATER, amountCents: 15_000 }),
+    );
     const writes = new FakeWrites();
     const result = planWithdrawal(
       rows,
@@ -416,6 +421,9 @@ describe('a stale read', () => {
       withdrawalRead(withdrawal({ status: 'PROCESSING', updatedAt: null }), 'api', NOW),
     );
     expect(result).toMatchObject({ outcome: 'applied', from: 'PENDING', to: 'PROCESSING' });
-    expect(writes.discrepancies).toMatchObject([{ record: { source: 'confirmation' } }]);
+    expect(rows.written(31)).toMatchObject({ status: 'PROCESSING', statusSetBy: 'api' });
+    expect(writes.discrepancies).toMatchObject([
+      { differences: [{ field: 'amount_cents' }], record: { source: 'confirmation' } },
+    ]);
   });
 });

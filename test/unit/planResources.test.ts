@@ -197,6 +197,7 @@ describe('a sale, for the planner', () => {
       createdAt: NOW,
       completedAt: null,
       pixExpiresAt: null,
+      boletoCode: null,
     });
     expect(
       SALE.watchedRead(
