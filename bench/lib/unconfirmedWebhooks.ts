@@ -22,6 +22,13 @@ export interface NotFoundGateway {
  */
 export async function startNotFoundGateway(): Promise<NotFoundGateway> {
   const server: HttpServer = createServer((request, response) => {
+    // An id that is not a number answers 400, as the gateway does: paymirror's base URL check.
+    if (/^\/api\/transactions\/[^/]*\D[^/]*$/.test(request.url ?? '')) {
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: 'Invalid id', error: 'Bad Request' }));
+      return;
+    }
     const id = Number(/^\/api\/transactions\/(\d+)$/.exec(request.url ?? '')?.[1] ?? 0);
     if (id > 0 && id < UNCONFIRMED_WEBHOOK_FIRST_ID) {
       response
