@@ -29,6 +29,8 @@ export default {
     'src/mirror/withdrawalResource.ts',
     // Whether a record was denied, and what an authentic observation of it clears.
     'src/mirror/counted.ts',
+    // The books' rules: what a state implies on each account, and the entries that get there.
+    'src/books/ledgerRules.ts',
   ],
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],

@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  * A module added to that list brings its unit tests here.
  */
 export const MUTATION_TESTS = [
+  'test/unit/ledgerRules.test.ts',
   'test/unit/domainLoads.test.ts',
   'test/unit/money.test.ts',
   'test/unit/saleMachine.test.ts',

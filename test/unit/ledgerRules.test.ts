@@ -96,9 +96,11 @@ describe('the journal rules', () => {
       ['withdrawal available -15050'],
       [],
     ]);
-    expect(kinds([withdrawal('PROCESSING'), withdrawal('REJECTED')])[1]).toEqual([
-      'withdrawal_returned available 15050',
-    ]);
+    for (const returned of ['REJECTED', 'FAILED', 'CANCELLED']) {
+      expect(kinds([withdrawal('PROCESSING'), withdrawal(returned)])[1]).toEqual([
+        'withdrawal_returned available 15050',
+      ]);
+    }
   });
 
   it('correct what the journal holds that the previous state did not imply', () => {
