@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { journalFor } from '../../src/books/sql.js';
+import { sumEntries } from '../../src/books/ledgerRules.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import { writeMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
@@ -32,6 +34,12 @@ async function counted(id: number) {
   return row;
 }
 
+/** What the books hold for the sale, per account. */
+async function booked(id: number) {
+  const entries = await journalFor(sql(), 'sale', id);
+  return sumEntries(entries.map((e) => ({ account: e.account, amountCents: e.amount_cents })));
+}
+
 async function signed(id: number, status: 'PAGO' | 'MED') {
   const notice = saleNotice('postback', { id, status });
   await writeMirror(sql(), [noticeInput(notice, 'signed', await dbNow(sql()))], watch());
@@ -54,6 +62,8 @@ describe('a record the gateway denies', () => {
 
     await writeMirror(sql(), [absent(id)], watch());
     expect(await counted(id)).toEqual({ denied: true, pending: true, daily: 0, disputes: 0 });
+    // The books reverse a denied record out, and book it again when it is restored.
+    expect(await booked(id)).toEqual({ available: 0, reserved: 0 });
     const denied = await runReport(sql(), REPORTS.denied, ALL_DAYS);
     expect(denied).toEqual([
       expect.objectContaining({ resource_type: 'sale', resource_id: id, status: 'MED' }),
@@ -63,6 +73,7 @@ describe('a record the gateway denies', () => {
     await signed(id, 'MED');
     expect(await counted(id)).toEqual({ denied: false, pending: false, daily: 1, disputes: 1 });
     expect(await runReport(sql(), REPORTS.denied, ALL_DAYS)).toEqual([]);
+    expect((await booked(id)).reserved).toBeGreaterThan(0);
   });
 
   it('a read that answers the record clears a denial too', async () => {
