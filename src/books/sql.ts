@@ -1,4 +1,4 @@
-import type { Sql, Tx } from '../db/client.js';
+import type { Fragment, Sql, Tx } from '../db/client.js';
 import type { Balances, ResourceType } from './ledgerRules.js';
 
 /**
@@ -31,22 +31,25 @@ export interface BookedRow extends Balances {
 /** What the journal holds, per account, for these records (those with entries). */
 export function bookedFor(tx: Tx, records: RecordIds): Promise<BookedRow[]> {
   return tx<BookedRow[]>`
-    select resource_type as "resourceType", resource_id as "resourceId",
-           coalesce(sum(amount_cents) filter (where account = 'available'), 0)::int8 as available,
-           coalesce(sum(amount_cents) filter (where account = 'reserved'), 0)::int8 as reserved
-      from ledger_entries
+    ${bookedSums(tx)}
      where (resource_type = 'sale' and resource_id = any(${[...records.sale]}::int8[]))
         or (resource_type = 'withdrawal' and resource_id = any(${[...records.withdrawal]}::int8[]))
      group by 1, 2`.execute();
 }
 
-/** Every record's sums, for `books check`. */
-export function allBooked(sql: Sql): Promise<BookedRow[]> {
-  return sql<BookedRow[]>`
+/** Each record's sums per account; the caller adds its filter and `group by 1, 2`. */
+function bookedSums(sql: Sql | Tx): Fragment {
+  return sql`
     select resource_type as "resourceType", resource_id as "resourceId",
            coalesce(sum(amount_cents) filter (where account = 'available'), 0)::int8 as available,
            coalesce(sum(amount_cents) filter (where account = 'reserved'), 0)::int8 as reserved
-      from ledger_entries
+      from ledger_entries`;
+}
+
+/** Every record's sums, for `books check`. */
+export function allBooked(sql: Sql): Promise<BookedRow[]> {
+  return sql<BookedRow[]>`
+    ${bookedSums(sql)}
      group by 1, 2
      order by 1, 2`.execute();
 }
