@@ -8,6 +8,7 @@ import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
 import { renderReport } from '../../src/reports/render.js';
 import { postbackBody, withdrawalBody } from '../support/fixtures.js';
+import { saleRead, saleRecord } from '../support/mirrorInputs.js';
 import { useTestApp } from '../support/testApp.js';
 
 // The console's books over HTTP: the Books page, a record's journal, the Totals page's label.
@@ -51,38 +52,14 @@ function saleNotice(status: string, hour: number): MirrorInput {
 /** The gateway's read of the sale in MED, with its net: a fee learnt after its day closed. */
 function saleReadInMed(hour: number): MirrorInput {
   const cents = (value: number) => value as GatewayTransaction['amountCents'];
-  const record: GatewayTransaction = {
-    id: SALE,
-    status: 'MED',
-    paymentMethod: 'PIX',
+  const record = saleRecord(SALE, 'MED', {
     amountCents: cents(123_456),
     netAmountCents: cents(120_000),
     systemFeeCents: cents(3_456),
-    reserveAmountCents: null,
     createdAt: at(0),
     completedAt: at(5),
-    customerName: 'Maria da Silva',
-    customerEmail: 'maria@example.com',
-    customerDocument: null,
-    customerPhone: null,
-    items: [],
-    pixCode: null,
-    cardLastFour: null,
-    cardBrand: null,
-    boletoCode: null,
-    externalTransactionId: null,
-    installments: null,
-    shipping: null,
-  };
-  return {
-    kind: 'read',
-    resource: 'sale',
-    record,
-    readAt: at(hour),
-    context: { source: 'reconcile', inboxEventId: null },
-    purpose: 'reconcile',
-    runId: null,
-  };
+  });
+  return saleRead(record, at(hour));
 }
 
 function withdrawalNotice(hour: number): MirrorInput {
