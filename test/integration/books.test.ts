@@ -16,6 +16,7 @@ import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { recordBookStates } from '../../src/mirror/sql/bookStates.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
 import { postbackBody, withdrawalBody } from '../support/fixtures.js';
+import { saleRead, saleRecord } from '../support/mirrorInputs.js';
 import { useTestDatabase } from '../support/services.js';
 
 const test = useTestDatabase();
@@ -46,7 +47,7 @@ function saleNotice(id: SaleId, status: string, hour: number): MirrorInput {
   };
 }
 
-function saleRead(
+function readOf(
   id: SaleId,
   status: SaleStatus,
   hour: number,
@@ -54,38 +55,15 @@ function saleRead(
   completedHour: number | null,
 ): MirrorInput {
   const cents = (value: number) => value as GatewayTransaction['amountCents'];
-  const record: GatewayTransaction = {
-    id,
-    status,
+  const record = saleRecord(id, status, {
     paymentMethod: METHODS[id],
     amountCents: cents(10_000),
     netAmountCents: net === null ? null : cents(net),
     systemFeeCents: net === null ? null : cents(10_000 - net),
-    reserveAmountCents: null,
     createdAt: at(0),
     completedAt: completedHour === null ? null : at(completedHour),
-    customerName: 'Maria da Silva',
-    customerEmail: 'maria@example.com',
-    customerDocument: null,
-    customerPhone: null,
-    items: [],
-    pixCode: null,
-    cardLastFour: null,
-    cardBrand: null,
-    boletoCode: null,
-    externalTransactionId: null,
-    installments: null,
-    shipping: null,
-  };
-  return {
-    kind: 'read',
-    resource: 'sale',
-    record,
-    readAt: at(hour),
-    context: { source: 'reconcile', inboxEventId: null },
-    purpose: 'reconcile',
-    runId: null,
-  };
+  });
+  return saleRead(record, at(hour));
 }
 
 function withdrawalNotice(id: number, status: string, hour: number): MirrorInput {
@@ -170,7 +148,7 @@ function inputsOf(e: Exclude<Event, { kind: 'close' }>): MirrorInput[] {
     case 'sale notice':
       return Array.from({ length: e.times }, () => saleNotice(e.id, e.status, e.hour));
     case 'sale read':
-      return [saleRead(e.id, e.status, e.hour, e.net, e.completedHour)];
+      return [readOf(e.id, e.status, e.hour, e.net, e.completedHour)];
     case 'withdrawal notice':
       return [withdrawalNotice(e.id, e.status, e.hour)];
     case 'withdrawal read':
@@ -221,7 +199,7 @@ describe('the books, written by the mirror writer', () => {
     const watch = { now: at(24 * 9), policy: DEFAULT_WATCH_POLICY };
     await writeMirror(sql, [saleNotice(1, 'PAGO', 5)], watch);
     await closeThrough(sql, dayOf(2));
-    await writeMirror(sql, [saleRead(1, 'PAGO', 40, 9_500, 5)], watch);
+    await writeMirror(sql, [readOf(1, 'PAGO', 40, 9_500, 5)], watch);
     await writeMirror(sql, [saleNotice(1, 'ESTORNADO', 60)], watch);
     const entries = await journalFor(sql, 'sale', 1);
     expect(
