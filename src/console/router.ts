@@ -1,4 +1,4 @@
-import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AdminGate } from '../ingress/adminGate.js';
 import { assetRoutes } from './assets.js';
 import { requireSignIn, signInRoutes } from './auth.js';
@@ -43,11 +43,11 @@ const PAGES: readonly (readonly [string, PageHandler])[] = [
 ];
 
 /**
- * The console at /console on the admin listener: read-only pages about the mirror, for people.
- * Its files and the sign-in form are open; every page needs the admin token (a header, or the
- * cookie the form sets). GET only, besides signing in and out.
+ * The console's routes (mounted at /console on the admin listener by mount.ts): read-only pages
+ * about the mirror, for people. Its files and the sign-in form are open; every page needs the
+ * admin token (a header, or the cookie the form sets). GET only, besides signing in and out.
  */
-export function mountConsole(app: Express, options: ConsoleOptions): void {
+export function consoleRouter(options: ConsoleOptions): Router {
   const router = Router({ strict: false, caseSensitive: true });
   router.use(securityHeaders);
   assetRoutes(router);
@@ -75,7 +75,7 @@ export function mountConsole(app: Express, options: ConsoleOptions): void {
   router.use((_req: Request, res: Response) => {
     sendPage(res, 404, message('Not found', html`<p>No such page in the console.</p>`));
   });
-  app.use(CONSOLE_PATH, router);
+  return router;
 }
 
 async function serve(

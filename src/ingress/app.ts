@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../log/logger.js';
 import type { ConsoleSources } from '../console/pageContext.js';
-import { mountConsole } from '../console/router.js';
+import { mountConsole } from '../console/mount.js';
 import { mountAdminBoard, type AdminBoardOptions } from './adminBoard.js';
 import { createAdminGate } from './adminGate.js';
 import type { Metrics } from '../metrics/metrics.js';
