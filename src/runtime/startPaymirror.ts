@@ -3,42 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Config } from '../config/config.js';
 import { createDatabase } from '../db/client.js';
-import { storeRejected } from '../inbox/rejectedDeliveries.js';
-import type { Delivery } from '../inbox/delivery.js';
-import { createBatchedStore } from '../inbox/batchedStore.js';
-import { isStorageOutage } from '../inbox/outage.js';
-import { createSpool } from '../inbox/spool.js';
-import { spoolMacFor } from '../inbox/spoolMac.js';
-import { storeDelivery } from '../inbox/storeDelivery.js';
-import { drainSpool } from '../ingress/spoolDrainer.js';
-import { runPeriodically } from '../scheduler/periodic.js';
 import { createRequestListener, type HttpAppDeps } from '../ingress/app.js';
-import { createSharedAuthFailureLimiter } from '../ingress/sharedAuthFailures.js';
-import type { IngestDeps } from '../ingress/ingest.js';
-import { createUnauthenticatedBytes } from '../ingress/unauthenticatedBytes.js';
-import { createSourceAllowlist } from '../ingress/webhookAuth.js';
 import type { Logger } from '../log/logger.js';
 import { withTimeout } from '../lib/withTimeout.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { TRANSITIONS_QUEUE, type RetryPolicy } from '../queue/catalog.js';
-import { createBatchedEnqueue } from '../queue/batchedEnqueue.js';
-import {
-  closeLaneQueues,
-  createLaneQueues,
-  enqueueInLanes,
-  laneQueueList,
-  type LaneRow,
-} from '../queue/lanes.js';
+import { closeLaneQueues, createLaneQueues, laneQueueList } from '../queue/lanes.js';
 import { createTransitionQueue } from '../feed/transitionPublisher.js';
-import { startConfirmationWorker, startUnknownIdsWorker } from '../worker/confirmationWorker.js';
-import { startNotificationWorker } from '../worker/notificationWorker.js';
 import { createGatewayBaseUrlGuard } from './gatewayBaseUrl.js';
 import { gatewayBudgetReader, gatewayClientFor } from './gatewayClient.js';
 import { queueCountsByName, queueDepths, queueOldestAgeByName } from './observability.js';
 import { inboxCountsByState, oldestPendingAgeSeconds } from '../inbox/sql/counts.js';
 import { unresolvedAttemptCounts } from '../operations/sql.js';
 import { attentionCounts } from '../mirror/sql/records.js';
-import { startSchedulerRole } from './schedulerRole.js';
 import {
   createProducerRedis,
   createWorkerRedis,
@@ -47,11 +24,6 @@ import {
   settle,
 } from './redis.js';
 import { applicationNameFor, type Role } from './roles.js';
-
-/** How often the ingress tries to move spooled deliveries into the inbox. */
-const SPOOL_DRAIN_INTERVAL_MS = 1000;
-/** Longer than any healthy INSERT, shorter than a gateway's patience. */
-const STORE_TIMEOUT_MS = 5000;
 
 export interface RunningPaymirror {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -120,37 +92,19 @@ export async function startPaymirror(
         metrics,
       }
     : null;
+  // Each role's modules are loaded only where it runs: an ingress never carries the writer.
   const workers =
-    roles.has('worker') && laneDeps
-      ? [
-          startNotificationWorker({
-            ...laneDeps,
-            concurrency: config.workerConcurrency,
-            confirmationQueue: gateway ? lanes.confirmation : null,
-            retry,
-          }),
-          ...(gateway
-            ? [
-                startConfirmationWorker({
-                  ...laneDeps,
-                  concurrency: config.confirmationConcurrency,
-                  unknownIdsQueue: lanes.unknownIds,
-                  retry,
-                }),
-                startUnknownIdsWorker({
-                  ...laneDeps,
-                  gateway: gatewayClientFor(
-                    config,
-                    metrics,
-                    producerRedis,
-                    'unknownIds',
-                    notOursGate,
-                  ),
-                  concurrency: config.confirmationConcurrency,
-                }),
-              ]
-            : []),
-        ]
+    laneDeps && roles.has('worker')
+      ? (await import('./workerRole.js')).startWorkerRole({
+          config,
+          lanes,
+          lane: laneDeps,
+          gateway,
+          producerRedis,
+          notOursGate,
+          retry,
+          metrics,
+        })
       : [];
 
   const transitions =
@@ -159,7 +113,9 @@ export async function startPaymirror(
       : null;
   const stopScheduler =
     roles.has('scheduler') && workerRedis
-      ? await startSchedulerRole({
+      ? await (
+          await import('./schedulerRole.js')
+        ).startSchedulerRole({
           config,
           database,
           lanes,
@@ -171,93 +127,21 @@ export async function startPaymirror(
         })
       : null;
 
-  const spool = roles.has('ingress')
-    ? await createSpool(config.spool.dir, {
-        maxBytes: config.spool.maxBytes,
-        mac: spoolMacFor(config.postbackSecrets, config.webhookTokens),
-        onUnverified: (lines, file) =>
-          logger.error(
-            { lines, file },
-            'spooled lines whose HMAC does not verify were set aside, not replayed',
-          ),
+  const ingress = roles.has('ingress')
+    ? await (
+        await import('./ingressRole.js')
+      ).startIngressRole({
+        config,
+        database,
+        lanes,
+        gatewayConfigured: gateway !== null,
+        retry,
+        producerRedis,
+        metrics,
+        logger,
       })
     : null;
-  // A store that hangs (Postgres restarting under us) counts as an outage: the delivery goes to
-  // the spool; if the INSERT lands after all, the spool's copy becomes a duplicate.
-  const store = (delivery: Delivery) =>
-    withTimeout(
-      storeDelivery(database.sql, delivery, { dedupeWindowHours: config.dedupeWindowHours }),
-      STORE_TIMEOUT_MS,
-    );
-  const enqueue = (row: LaneRow) => enqueueInLanes(lanes, [row], gateway !== null, retry);
-  // The ingress's requests share statements: deliveries are stored many to a statement (one
-  // commit) and their jobs added many to an addBulk; each request waits for its own commit,
-  // not for its job (see ingest.ts). No timer: a batch leaves at the end of the event loop's
-  // turn when a slot is free, and the requests that come while the slots are taken make up the
-  // next one (a 2 ms timer instead cost a quarter of the throughput).
-  const batched = roles.has('ingress')
-    ? {
-        store: createBatchedStore(database.sql, {
-          dedupeWindowHours: config.dedupeWindowHours,
-          maxBatch: 64,
-          maxWaitMs: 0,
-          maxInFlight: 2,
-          onBatchFailure: (error, size) =>
-            logger.warn({ err: error, size }, 'batched inbox statement failed'),
-          // Postgres unreachable: every delivery would fail too, so spool them at once.
-          retryOneByOne: (error) => !isStorageOutage(error),
-        }),
-        enqueue: createBatchedEnqueue(lanes, gateway !== null, retry, {
-          maxWaitMs: 0,
-          maxInFlight: 1,
-        }),
-      }
-    : null;
-  const spoolDrainer = spool
-    ? runPeriodically(
-        'drain spool',
-        async () => {
-          await drainSpool(spool, store, enqueue, logger, config.sellerUserId);
-          return { again: false };
-        },
-        SPOOL_DRAIN_INTERVAL_MS,
-        logger,
-      )
-    : null;
-
-  const ingest: IngestDeps | null = batched
-    ? {
-        postbackSecrets: config.postbackSecrets,
-        webhookTokens: config.webhookTokens,
-        sellerUserId: config.sellerUserId,
-        sourceAllowlist: createSourceAllowlist(config.webhookAllowedCidrs),
-        trustedProxyCount: config.trustedProxyCount,
-        bodyLimitBytes: config.bodyLimitBytes,
-        store: (delivery) => withTimeout(batched.store.store(delivery), STORE_TIMEOUT_MS),
-        enqueue: (row) => batched.enqueue.enqueue(row),
-        spool,
-        onSpooled: () => metrics.spooled.inc(),
-        recordRejection: (rejected) => storeRejected(database.sql, rejected),
-        unauthenticatedBytes: createUnauthenticatedBytes({
-          ...config.unauthenticated,
-          onDecision: ({ kind, keptBytes, skippedBytes, skippedRow }) => {
-            if (keptBytes > 0) metrics.unauthenticatedKeptBytes.inc({ kind }, keptBytes);
-            if (skippedBytes > 0) metrics.unauthenticatedSkippedBytes.inc({ kind }, skippedBytes);
-            if (skippedRow) metrics.unauthenticatedSkippedRows.inc({ kind });
-          },
-        }),
-        // Shared by every ingress process through Redis, so a fleet is no bigger a target.
-        authFailures: config.authFailures
-          ? createSharedAuthFailureLimiter(producerRedis, {
-              ...config.authFailures,
-              keyPrefix: config.queuePrefix,
-              onError: (error) =>
-                logger.debug({ err: error }, 'auth-failure limit: Redis away, counting locally'),
-            })
-          : null,
-        logger,
-      }
-    : null;
+  const spool = ingress?.spool ?? null;
 
   // Every queue this process knows, the feed too: a feed nobody consumes must show.
   const observedQueues = [...laneQueueList(lanes), ...(transitions ? [transitions] : [])];
@@ -277,7 +161,7 @@ export async function startPaymirror(
   const httpDeps: HttpAppDeps = {
     metrics,
     logger,
-    ingest,
+    ingest: ingress?.ingest ?? null,
     admin: config.adminToken
       ? {
           token: config.adminToken,
@@ -360,10 +244,7 @@ export async function startPaymirror(
         await closeServer(server, config.shutdownTimeoutSeconds * 1000);
         if (operations) await closeServer(operations, config.shutdownTimeoutSeconds * 1000);
         // What the last requests left waiting is stored and enqueued before the pools close.
-        await batched?.store.close();
-        await batched?.enqueue.close();
-        await spoolDrainer?.stop();
-        await spool?.close();
+        await ingress?.close();
         await stopScheduler?.();
         await baseUrlGuard?.stop();
         for (const worker of workers) await worker.close();
