@@ -17,7 +17,7 @@ ENV NODE_ENV=production
 # than the container's CPU limit.
 ENV MALLOC_ARENA_MAX=2 \
     PAYMIRROR_MAX_OLD_SPACE_MB=512 \
-    PAYMIRROR_MAX_SEMI_SPACE_MB=16 \
+    PAYMIRROR_MAX_SEMI_SPACE_MB=8 \
     PAYMIRROR_HEAP_GROWING_PERCENT=70
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

@@ -41,7 +41,7 @@ export function renderConfigurationReference(): string {
     "| `DEMO_LOG_LEVEL` | `silent` | The demo's paymirror log level (e.g. `warn`), on stderr |",
     "| `DEMO_ADMIN_TOKEN` | one made up, kept in `data/demo-admin-token` | The token the demo's console takes (16+ characters) |",
     "| `PAYMIRROR_MAX_OLD_SPACE_MB` | `512` | V8's old-space limit `bin/paymirror` starts node with (`--max-old-space-size`): lower peaks, and a leak ends in a heap OOM ([scaling.md](scaling.md#runtime-flags)) |",
-    "| `PAYMIRROR_MAX_SEMI_SPACE_MB` | `16` | V8's semi-space size (`--max-semi-space-size`): Node 24 would take 64 MB at a 512 MB heap, for about 110 MB more at the peak ([scaling.md](scaling.md#runtime-flags)) |",
+    "| `PAYMIRROR_MAX_SEMI_SPACE_MB` | `8` | V8's semi-space size (`--max-semi-space-size`): Node 20 and 22 would take 16 MB at a 512 MB heap, Node 24 64; 8 keeps an ingress about 20 MB lower at the peak ([scaling.md](scaling.md#runtime-flags)) |",
     '| `PAYMIRROR_HEAP_GROWING_PERCENT` | `70` | How far V8 lets the old generation grow between full collections (`--heap-growing-percent`, which NODE_OPTIONS refuses): fewer of them under load, about 10 % less CPU a request ([scaling.md](scaling.md#runtime-flags)) |',
     "| `PAYMIRROR_V8_POOL_SIZE` | a core less than `nproc` counts, 1 to 4 | V8's background threads (`--v8-pool-size`; Node's own is 4 on any machine). In a container, its CPU limit less one ([scaling.md](scaling.md#runtime-flags)) |",
     '| `PAYMIRROR_NODE_FLAGS` | – | More node flags for `bin/paymirror`, split on spaces, for those NODE_OPTIONS refuses: `--cpu-prof --cpu-prof-dir=/tmp/profiles` writes a CPU profile of the process as it runs, the defaults above kept |',
