@@ -122,7 +122,7 @@ export function startFigures(startSec: number, processSec: number, jobs: number)
  * CPU seconds a process has used once it has settled: no more than a tick gained in
  * `quietMs`. For a process started with nothing to do, this is what its start costs.
  */
-export async function settledCpuSeconds(
+async function settledCpuSeconds(
   pid: number,
   options: { readonly quietMs?: number; readonly timeoutMs?: number } = {},
 ): Promise<number> {

@@ -36,7 +36,7 @@ export interface Plan {
   readonly scaleIngresses: number | null;
 }
 
-export class PlanError extends Error {
+class PlanError extends Error {
   override readonly name = 'PlanError';
 }
 

@@ -59,7 +59,7 @@ export function postbackBody(saleId: number): string {
   });
 }
 
-export function signBody(body: string, secret = BENCH_POSTBACK_SECRET): string {
+function signBody(body: string, secret = BENCH_POSTBACK_SECRET): string {
   return createHmac('sha256', secret).update(body).digest('hex');
 }
 
@@ -70,7 +70,7 @@ export function postbackHeaders(body: string): Record<string, string> {
 
 /** Sale ids the load generators use: always nine digits, so every request has one length. */
 export const FIRST_SALE_ID = 100_000_000;
-export const LAST_SALE_ID = 999_999_999;
+const LAST_SALE_ID = 999_999_999;
 
 /**
  * A whole HTTP request for postbacks, built once; `fill(id)` writes another sale id into it

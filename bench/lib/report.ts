@@ -12,7 +12,7 @@ import type { Machine } from './machine.js';
 import type { Plan } from './plan.js';
 import { round } from './stats.js';
 
-export interface Target {
+interface Target {
   readonly name: string;
   readonly target: string;
   readonly value: number | null;

@@ -36,7 +36,7 @@ async function ready(
   };
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -49,7 +49,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The environment paymirror is started with in every scenario. */
-export function paymirrorEnv(services: ScenarioServices, port: number): Record<string, string> {
+function paymirrorEnv(services: ScenarioServices, port: number): Record<string, string> {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: services.databaseUrl,

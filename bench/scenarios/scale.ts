@@ -9,7 +9,7 @@ import { runLoad } from './throughput.js';
 import { fillInbox } from './worker.js';
 
 /** Throughput with `processes` processes of one role: the scaling curve, measured. */
-export interface ScalePoint {
+interface ScalePoint {
   readonly processes: number;
   readonly per_s: number;
   readonly per_process_per_s: number;

@@ -9,7 +9,7 @@ import { waitForServices } from '../lib/services.js';
 import { median, round } from '../lib/stats.js';
 
 /** CPU per answered request, in microseconds, by who spent it. */
-export interface CpuPerRequest {
+interface CpuPerRequest {
   readonly server_us: number;
   /** Of server_us, the main thread's (where requests are handled); the rest is GC and JIT. */
   readonly server_main_thread_us: number;
@@ -20,7 +20,7 @@ export interface CpuPerRequest {
   readonly other_us: number;
 }
 
-export interface ThroughputRun extends ThroughputResult {
+interface ThroughputRun extends ThroughputResult {
   readonly cpu_per_request: CpuPerRequest;
 }
 

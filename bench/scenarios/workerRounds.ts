@@ -3,7 +3,7 @@ import { measureWorker, type WorkerSummary } from './worker.js';
 import { measureBareWorker, type BareWorkerSummary } from './workerBare.js';
 
 /** A drain's summary, from its median round, with every round's rate. */
-export type Rounds<T> = T & { readonly rounds_applied_per_s: readonly number[] };
+type Rounds<T> = T & { readonly rounds_applied_per_s: readonly number[] };
 
 export interface WorkerRounds {
   readonly worker: Rounds<WorkerSummary> | null;
