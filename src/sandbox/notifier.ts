@@ -16,7 +16,7 @@ import {
 } from './wire/transactionNotification.js';
 import { withdrawalNotification } from './wire/withdrawal.js';
 
-export const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [
+const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [
   'PAGO',
   'CANCELADO',
   'RECUSADO',
@@ -26,7 +26,7 @@ export const NOTIFIED_SALE_STATUSES: readonly SaleStatus[] = [
   'MED',
 ];
 
-export const NOTIFIED_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = [
+const NOTIFIED_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = [
   'PROCESSING',
   'COMPLETED',
   'REJECTED',
@@ -35,7 +35,7 @@ export const NOTIFIED_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = [
 
 const USER_AGENT = 'paymirror-sandbox/1';
 
-export interface NotificationTargets {
+interface NotificationTargets {
   /** Read at each move: the control API can change them at any time. */
   webhookUrl(): string | null;
   postbackSecret(): string;

@@ -58,7 +58,7 @@ export class SandboxOptionsError extends Error {
   }
 }
 
-export const apiKeySchema = z
+const apiKeySchema = z
   .string()
   .min(SANDBOX_KEY_PREFIX.length + 8, 'API key too short')
   .startsWith(SANDBOX_KEY_PREFIX, `API keys start with ${SANDBOX_KEY_PREFIX}`);

@@ -37,11 +37,11 @@ export type MoveResult<T, S> =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'illegal'; readonly reason: string };
 
-export type CashoutResult =
+type CashoutResult =
   | { readonly kind: 'created'; readonly withdrawal: WithdrawalRecord }
   | Extract<CashoutDecision, { kind: 'refuse' }>;
 
-export interface CashoutInput {
+interface CashoutInput {
   readonly amountCents: Cents;
   readonly pixKey: string;
   readonly pixKeyType: PixKeyType;

@@ -57,7 +57,7 @@ export interface Dispatcher {
   close(): Promise<void>;
 }
 
-export function backoffMs(retryBaseMs: number, attempt: number): number {
+function backoffMs(retryBaseMs: number, attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, retryBaseMs * 2 ** (attempt - 1));
 }
 

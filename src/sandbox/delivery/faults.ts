@@ -27,7 +27,7 @@ const faultsShape = z.object({
 });
 
 export type Faults = z.infer<typeof faultsShape>;
-export type FaultName = Exclude<keyof Faults, 'delayMinMs' | 'delayMaxMs'>;
+type FaultName = Exclude<keyof Faults, 'delayMinMs' | 'delayMaxMs'>;
 
 export const faultsPatchSchema = faultsShape.partial().strict();
 
@@ -46,7 +46,7 @@ export class FaultsError extends Error {
   override readonly name = 'FaultsError';
 }
 
-export function mergeFaults(current: Faults, patch: Partial<Faults>): Faults {
+function mergeFaults(current: Faults, patch: Partial<Faults>): Faults {
   const merged = { ...current, ...patch };
   if (merged.delayMinMs > merged.delayMaxMs) {
     throw new FaultsError(

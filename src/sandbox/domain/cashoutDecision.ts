@@ -4,8 +4,8 @@
  */
 import type { Cents } from '../../domain/money.js';
 
-export const CASHOUT_MINIMUM_CENTS: Cents = 10_000;
-export const CASHOUT_MAXIMUM_CENTS: Cents = 10_000_000;
+const CASHOUT_MINIMUM_CENTS: Cents = 10_000;
+const CASHOUT_MAXIMUM_CENTS: Cents = 10_000_000;
 
 export type CashoutDecision =
   | { readonly kind: 'accept' }

@@ -13,7 +13,7 @@ const MAX_NAME_LENGTH = 25;
 const MAX_CITY_LENGTH = 15;
 const MAX_TXID_LENGTH = 25;
 
-export class BrCodeError extends Error {
+class BrCodeError extends Error {
   override readonly name = 'BrCodeError';
 }
 

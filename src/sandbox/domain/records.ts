@@ -12,7 +12,7 @@ export interface CustomerRecord {
   readonly phone: string | null;
 }
 
-export interface SaleItemRecord {
+interface SaleItemRecord {
   readonly id: number;
   readonly title: string;
   readonly unitPriceCents: Cents;

@@ -43,15 +43,13 @@ export const pixKeyTypeSchema = z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM
 export type PixKeyType = z.infer<typeof pixKeyTypeSchema>;
 
 /** Shape A `errorType` values that the cashout endpoint answers (docs/gateway.md 2.4, 7.1). */
-export const cashoutErrorTypeSchema = z.enum([
-  'INSUFFICIENT_BALANCE',
-  'API_WITHDRAWAL_DISABLED_GLOBALLY',
-  'TRANSFER_NOT_ALLOWED',
-  'MINIMUM_VALUE',
-  'MAXIMUM_VALUE',
-  'GENERAL_ERROR',
-]);
-export type CashoutErrorType = z.infer<typeof cashoutErrorTypeSchema>;
+export type CashoutErrorType =
+  | 'INSUFFICIENT_BALANCE'
+  | 'API_WITHDRAWAL_DISABLED_GLOBALLY'
+  | 'TRANSFER_NOT_ALLOWED'
+  | 'MINIMUM_VALUE'
+  | 'MAXIMUM_VALUE'
+  | 'GENERAL_ERROR';
 
 /** The 403 reasons a seller account can be configured with (docs/gateway.md 7.1). */
 export const cashoutBlockSchema = z.enum([

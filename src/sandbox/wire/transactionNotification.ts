@@ -7,7 +7,7 @@ import type { PaymentMethod, SaleStatus } from '../domain/vocabulary.js';
 import type { SaleRecord } from '../domain/records.js';
 import { centsString } from './units.js';
 
-export interface TransactionNotificationCommon {
+interface TransactionNotificationCommon {
   readonly id: number;
   readonly userId: number;
   readonly amount: string;

@@ -7,7 +7,7 @@ import { reaisStringFromCents } from '../../domain/money.js';
 import type { PixKeyType, WithdrawalStatus } from '../domain/vocabulary.js';
 import type { WithdrawalRecord } from '../domain/records.js';
 
-export type WithdrawalReadStatus = Exclude<WithdrawalStatus, 'REJECTED'> | 'FAILED';
+type WithdrawalReadStatus = Exclude<WithdrawalStatus, 'REJECTED'> | 'FAILED';
 
 export interface WithdrawalCreatedForm {
   readonly id: number;
@@ -40,7 +40,7 @@ export interface WithdrawalNotification {
   readonly type: 'WITHDRAWAL';
 }
 
-export function withdrawalReadStatus(status: WithdrawalStatus): WithdrawalReadStatus {
+function withdrawalReadStatus(status: WithdrawalStatus): WithdrawalReadStatus {
   return status === 'REJECTED' ? 'FAILED' : status;
 }
 
