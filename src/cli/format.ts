@@ -6,7 +6,7 @@ import { renderCsv, renderJson, renderTable } from '../reports/render.js';
  * How commands print records: one renderer for every command (the reports' own), the same
  * three formats everywhere, camelCase keys, timestamps in ISO 8601 UTC.
  */
-export const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
+const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export function formatOption(): Option {

@@ -183,7 +183,7 @@ async function dryRunCashout(options: CashoutOptions): Promise<void> {
 }
 
 /** `cashout`'s own exit code: it may have paid. */
-export const EXIT_OUTCOME_UNKNOWN = 3;
+const EXIT_OUTCOME_UNKNOWN = 3;
 
 function parseCount(value: string): number {
   const n = Number(value);

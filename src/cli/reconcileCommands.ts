@@ -124,7 +124,7 @@ function passRecord(summary: PassSummary) {
   return { runId, status, checked, unchanged, corrected, notFound, errors };
 }
 
-export function formatSummary(summary: PassSummary): string {
+function formatSummary(summary: PassSummary): string {
   const rows: [string, number | string][] = [
     ['run', summary.runId],
     ['status', summary.status],

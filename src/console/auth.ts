@@ -161,6 +161,6 @@ function sameOrigin(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-export function queryValue(req: Request, name: string): string | null {
+function queryValue(req: Request, name: string): string | null {
   return new URL(req.originalUrl, 'http://console.invalid').searchParams.get(name);
 }

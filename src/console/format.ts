@@ -53,7 +53,7 @@ export function when(value: Date | string | null): SafeHtml {
   return html`<time datetime="${iso}" title="${iso}">${localTime(date)}</time>`;
 }
 
-export function localTime(date: Date): string {
+function localTime(date: Date): string {
   return DATE_TIME.format(date).replace(',', '');
 }
 

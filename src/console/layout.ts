@@ -24,7 +24,7 @@ export interface PageSpec {
   readonly signedIn?: boolean;
 }
 
-export function asset(name: string): string {
+function asset(name: string): string {
   return `${CONSOLE_PATH}/assets/${name}`;
 }
 

@@ -5,7 +5,7 @@ import { documentText, type SafeHtml } from './html.js';
  * Scripts and styles only from the console's own files (no inline script or style, no eval),
  * nothing from elsewhere, never framed, forms posted only to itself.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

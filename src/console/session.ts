@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
  * ADMIN_TOKEN accepts it, and changing the token signs everyone out. HttpOnly (no script reads
  * it), SameSite=Strict (no other site's page sends it), Secure when the request came over HTTPS.
  */
-export const SESSION_COOKIE = 'paymirror_console';
+const SESSION_COOKIE = 'paymirror_console';
 export const SESSION_SECONDS = 12 * 60 * 60;
 
 function sessionKey(token: string): Buffer {

@@ -6,9 +6,9 @@ import type { Cents } from '../domain/money.js';
 import { SALE_STATUSES } from '../domain/saleMachine.js';
 import { WITHDRAWAL_STATUSES } from '../domain/withdrawalMachine.js';
 
-export type Resource = 'sale' | 'withdrawal';
+type Resource = 'sale' | 'withdrawal';
 
-export interface RecordView {
+interface RecordView {
   readonly id: number;
   readonly status: string;
   readonly amountCents: Cents;
@@ -21,7 +21,7 @@ export interface Snapshot {
   readonly withdrawals: readonly RecordView[];
 }
 
-export interface StatusRow {
+interface StatusRow {
   readonly status: string;
   readonly truthCount: number;
   readonly truthCents: Cents;
@@ -30,7 +30,7 @@ export interface StatusRow {
   readonly matches: boolean;
 }
 
-export interface FieldDifference {
+interface FieldDifference {
   readonly field: 'status' | 'amountCents' | 'paymentMethod';
   readonly truth: string;
   readonly mirror: string;
@@ -65,7 +65,7 @@ export interface Comparison {
  * A bank-rejected withdrawal is REJECTED in notifications (and in the sandbox) and FAILED in
  * the gateway's read form (docs/gateway.md 2.1): one outcome under two names, counted as REJECTED.
  */
-export function canonicalWithdrawalStatus(status: string): string {
+function canonicalWithdrawalStatus(status: string): string {
   return status === 'FAILED' ? 'REJECTED' : status;
 }
 

@@ -35,7 +35,7 @@ export interface DriveDeps {
   readonly signal?: AbortSignal;
 }
 
-export interface RefusedCashout {
+interface RefusedCashout {
   readonly kind: WithdrawalKind;
   readonly amountCents: Cents;
   readonly status: number | null;

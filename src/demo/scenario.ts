@@ -8,7 +8,7 @@ import type { SaleStatus } from '../domain/saleMachine.js';
 import type { PixKeyType } from '../gateway/index.js';
 import { digits, intBetween, pick, pickWeighted, seededRandom, type Random } from './random.js';
 
-export type DemoPaymentMethod = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
+type DemoPaymentMethod = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
 
 /** One path of docs/gateway.md 3.1: the moves after creation (cards start at EM_PROCESSAMENTO). */
 export interface SalePath {

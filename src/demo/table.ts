@@ -52,7 +52,7 @@ function mismatchLines(comparison: Comparison, limit: number): string[] {
   return shown;
 }
 
-export function describeMismatch(mismatch: RecordMismatch): string {
+function describeMismatch(mismatch: RecordMismatch): string {
   const name = `${mismatch.resource} ${mismatch.id}`;
   switch (mismatch.kind) {
     case 'missing_in_mirror':

@@ -8,7 +8,7 @@
  * integer: a count or an id; cents: integer centavos; duration: whole seconds from Postgres,
  * an ISO 8601 duration (P3DT4H5M6S) out.
  */
-export type ColumnKind = 'text' | 'day' | 'timestamp' | 'integer' | 'cents' | 'duration';
+type ColumnKind = 'text' | 'day' | 'timestamp' | 'integer' | 'cents' | 'duration';
 
 export interface Column {
   /** The name in csv headers and json keys (the view's column name). */

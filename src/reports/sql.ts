@@ -2,7 +2,7 @@ import type { Sql } from '../db/client.js';
 import type { DayRange } from './dayRange.js';
 
 /** What a total lacks until the gateway's GET has been read for its sales. */
-export const AWAITING_READ = "awaiting the gateway's read";
+const AWAITING_READ = "awaiting the gateway's read";
 
 /** The finance views' statements (docs/finance.md): each report's rows for a range of days. */
 

@@ -26,7 +26,7 @@ export const cashoutColumns: readonly ConsoleColumn[] = [
 ];
 
 /** `paymirror cashouts resolve` (src/cli/operatorCommands.ts) for an attempt of unknown outcome. */
-export function resolveCommand(attemptId: string | number): string {
+function resolveCommand(attemptId: string | number): string {
   return `paymirror cashouts resolve ${attemptId} --withdrawal <id> | --not-paid`;
 }
 

@@ -30,7 +30,7 @@ export function linkFrom(key: string, to: (id: number | string) => string) {
 }
 
 /** The story page of the record a row names in `typeKey` and `idKey`. */
-export function recordHref(typeKey: string, idKey: string) {
+function recordHref(typeKey: string, idKey: string) {
   return (row: ReportRow): string | null => {
     const id = row[idKey];
     if (id === null || id === undefined) return null;

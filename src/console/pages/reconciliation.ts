@@ -16,7 +16,7 @@ import { discrepancyColumns, linkFrom, runHref } from './columns.js';
 const RUNS_SHOWN = 50;
 const PAGE_SIZE = 100;
 
-export const runColumns: readonly ConsoleColumn[] = [
+const runColumns: readonly ConsoleColumn[] = [
   { key: 'id', label: 'run', kind: 'integer', href: linkFrom('id', runHref) },
   { key: 'trigger', label: 'trigger', kind: 'text' },
   { key: 'status', label: 'status', kind: 'text', badge: true },
