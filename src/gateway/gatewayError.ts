@@ -14,7 +14,7 @@ export type GatewayErrorKind =
   | 'invalid_response';
 
 /** Enough of an answer to diagnose it, not enough to fill a log. */
-export const RAW_ANSWER_LIMIT = 2000;
+const RAW_ANSWER_LIMIT = 2000;
 
 export class GatewayError extends Error {
   override readonly name = 'GatewayError';

@@ -6,7 +6,7 @@
  * base URL check (GET /api/transactions/{not a number} answers 400), and a breaker pauses it
  * when too many such answers come within a window: they become "cannot tell now", retried.
  */
-export type BaseUrlState = 'unchecked' | 'ok';
+type BaseUrlState = 'unchecked' | 'ok';
 
 export interface NotOursGateSettings {
   /** This many "not ours" answers within `windowMs` trip the breaker. */
@@ -16,7 +16,7 @@ export interface NotOursGateSettings {
   readonly pauseMs: number;
 }
 
-export interface NotOursGateStatus {
+interface NotOursGateStatus {
   readonly baseUrl: BaseUrlState;
   /** The breaker holds the classification back until this instant; null when it does not. */
   readonly pausedUntil: Date | null;

@@ -62,7 +62,7 @@ export interface ClientSettings {
   readonly notOursGate: NotOursGate | null;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 // Visible ASCII only: fetch rejects other header values with a message that quotes them.
 const KEY_PATTERN = /^[\x21-\x7e]+$/;

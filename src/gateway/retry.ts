@@ -15,7 +15,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
 });
 
 /** A Retry-After longer than this is not waited out in-process: the caller retries later. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /** No answer, rate limited, or the gateway's own failure; never another 4xx, never a bad 2xx. */
 export function isRetryable(error: GatewayError): boolean {

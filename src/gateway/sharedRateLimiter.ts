@@ -68,7 +68,7 @@ export async function readSharedBudget(
   return Math.min(capacity, Math.max(0, tokens));
 }
 
-export class RateLimiterAnswerError extends Error {
+class RateLimiterAnswerError extends Error {
   override readonly name = 'RateLimiterAnswerError';
   constructor(answer: unknown) {
     super(`the shared rate limiter answered ${JSON.stringify(answer)}, not a number`);

@@ -8,7 +8,7 @@ import { isRetryable, retryDelayMs } from './retry.js';
 import { parseRetryAfter } from './retryAfter.js';
 import type { GatewayEndpoint } from './types.js';
 
-export interface GatewayRequest {
+interface GatewayRequest {
   readonly endpoint: GatewayEndpoint;
   readonly method: 'GET' | 'POST';
   /** Starts with "/", relative to baseUrl. */

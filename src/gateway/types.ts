@@ -108,7 +108,7 @@ export type GatewayEndpoint =
  * answer to a bad id), 'wrong' (404: no such route, the base path is wrong), 'unchecked'
  * (anything else, or no answer: try again later).
  */
-export type BaseUrlCheck =
+type BaseUrlCheck =
   | { readonly kind: 'ok' }
   | { readonly kind: 'wrong'; readonly status: number; readonly detail: string }
   | { readonly kind: 'unchecked'; readonly detail: string };

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { AdminGate } from './adminGate.js';
 
-export const ADMIN_PATH = '/admin/queues';
+const ADMIN_PATH = '/admin/queues';
 
 export interface AdminBoardOptions {
   readonly queues: readonly Queue[];

@@ -6,7 +6,7 @@ import { sourceAddressOf } from './webhookAuth.js';
 
 /** Wrong tokens one source may present per window before it is refused without a check. */
 export const ADMIN_FAILURES_MAX = 10;
-export const ADMIN_FAILURES_WINDOW_MS = 15 * 60_000;
+const ADMIN_FAILURES_WINDOW_MS = 15 * 60_000;
 
 export interface AdminGateOptions {
   readonly token: string;

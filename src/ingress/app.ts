@@ -14,7 +14,7 @@ import {
 } from './notificationRoutes.js';
 import { NOT_FOUND, type HttpAnswer } from './outcome.js';
 
-export interface ReadinessCheck {
+interface ReadinessCheck {
   /** checks: name → null when healthy, else what is wrong; notes: said, not judged. */
   check(): Promise<{ checks: Record<string, string | null>; notes?: Record<string, string> }>;
 }
@@ -31,7 +31,7 @@ export interface HttpAppDeps {
   readonly operations: boolean;
 }
 
-export interface AdminRoutesOptions {
+interface AdminRoutesOptions {
   readonly token: string;
   /** TRUSTED_PROXY_COUNT: which X-Forwarded-For entry is the client. */
   readonly trustedProxies: number;
@@ -64,7 +64,7 @@ export function createRequestListener(deps: HttpAppDeps): RequestListener {
  * The HTTP surface of every role. The notification routes read their own raw body (no body
  * parser, no per-request middleware) because the signature is computed over the exact bytes.
  */
-export function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | null): Express {
+function createHttpApp(deps: HttpAppDeps, routes: NotificationRoutes | null): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');

@@ -84,7 +84,7 @@ export function createNotificationRoutes(
 }
 
 /** An answer as Express's res.json wrote it for a POST (no ETag: the app disables them). */
-export function sendJson(res: ServerResponse, answer: HttpAnswer): void {
+function sendJson(res: ServerResponse, answer: HttpAnswer): void {
   if (res.headersSent) return;
   const body = JSON.stringify(answer.body);
   res.statusCode = answer.status;

@@ -1,5 +1,5 @@
 /** What became of one delivery at the ingress; the route maps it to HTTP in one switch. */
-export type RejectReason =
+type RejectReason =
   | 'unsupported_media_type'
   | 'body_too_large'
   | 'bad_signature'

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 /** Deeper than any notification (they nest 3 levels): past it, no re-serialisation is tried. */
-export const MAX_FALLBACK_DEPTH = 32;
+const MAX_FALLBACK_DEPTH = 32;
 
 /**
  * docs/gateway.md 6.4: `X-Signature` is the hex HMAC-SHA256 of the compact JSON body. We verify the

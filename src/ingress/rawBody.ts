@@ -7,7 +7,7 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export class BodyReadError extends Error {
+class BodyReadError extends Error {
   override readonly name = 'BodyReadError';
 }
 

@@ -20,7 +20,7 @@ export interface UnauthenticatedBytes {
   forQuarantine(bodyBytes: number, otherBytes: number): BodyKept;
 }
 
-export type StoredKind = 'rejected' | 'quarantined';
+type StoredKind = 'rejected' | 'quarantined';
 
 /** One decision, for metrics: bytes kept, and what was not (a whole row, or a body's tail). */
 export interface BytesDecision {

@@ -11,7 +11,7 @@ import type { WithdrawalStatus } from '../domain/withdrawalMachine.js';
  */
 export type Channel = 'postback' | 'webhook';
 
-export interface SaleItemNotice {
+interface SaleItemNotice {
   readonly itemId: number;
   readonly title: string;
   readonly unitPriceCents: Cents;

@@ -20,7 +20,7 @@ export const userIdSchema = z.union([
     .transform(Number),
 ]);
 
-export const saleItemWire = z.object({
+const saleItemWire = z.object({
   id,
   saleId: id,
   title: z.string(),
