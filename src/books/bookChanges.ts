@@ -57,7 +57,7 @@ function effectiveAt(kind: EntryKind, record: BookedRecord, now: Date): Date {
  * The entries that make each changed record's journal sum to what its new state implies (the
  * rules: ledgerRules.ts), with their effective times.
  */
-export function entriesToBook(
+function entriesToBook(
   booked: ReadonlyMap<string, Balances>,
   changes: readonly RecordChange[],
   now: Date,

@@ -9,7 +9,7 @@ import {
 import { allBooked, changedClosedDays, type ClosedDayDifference } from './sql.js';
 
 /** A record whose entries do not sum to what its state implies on an account. */
-export interface UntiedRecord {
+interface UntiedRecord {
   readonly resourceType: ResourceType;
   readonly id: number;
   readonly account: string;

@@ -9,21 +9,19 @@ export type ResourceType = 'sale' | 'withdrawal';
 export type Account = 'available' | 'reserved';
 export const ACCOUNTS: readonly Account[] = ['available', 'reserved'];
 
-export const ENTRY_KINDS = [
-  'payment',
-  'refund',
-  'dispute_opened',
-  'dispute_won',
-  'dispute_lost',
-  'fee_adjustment',
-  'withdrawal',
-  'withdrawal_returned',
-  'denial',
-  'restoration',
-  'correction',
-  'adjustment',
-] as const;
-export type EntryKind = (typeof ENTRY_KINDS)[number];
+export type EntryKind =
+  | 'payment'
+  | 'refund'
+  | 'dispute_opened'
+  | 'dispute_won'
+  | 'dispute_lost'
+  | 'fee_adjustment'
+  | 'withdrawal'
+  | 'withdrawal_returned'
+  | 'denial'
+  | 'restoration'
+  | 'correction'
+  | 'adjustment';
 
 export interface Balances {
   readonly available: number;
@@ -67,7 +65,7 @@ function shapeOf(state: RecordState | null): Shape {
 }
 
 /** A sale's net, or its gross while the net is unknown. */
-export function bookedValue(state: RecordState): number {
+function bookedValue(state: RecordState): number {
   return state.resourceType === 'sale'
     ? (state.netAmountCents ?? state.amountCents)
     : state.amountCents;

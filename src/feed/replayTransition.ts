@@ -6,7 +6,7 @@ import type { TransitionQueue } from './transitionPublisher.js';
 /** Replays are kept as long as the publisher keeps its jobs. */
 const KEEP_SECONDS = 7 * 24 * 3600;
 
-export class UnknownTransitionError extends Error {
+class UnknownTransitionError extends Error {
   override readonly name = 'UnknownTransitionError';
   constructor(historyId: number) {
     super(`no transition ${historyId} (status_history id; paymirror mirror sale <id> lists them)`);

@@ -44,7 +44,7 @@ export interface BatchedStore {
   close(): Promise<void>;
 }
 
-export class BatchedStoreClosedError extends Error {
+class BatchedStoreClosedError extends Error {
   override readonly name = 'BatchedStoreClosedError';
   constructor() {
     super('the batched inbox store is closed');

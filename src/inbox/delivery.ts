@@ -31,7 +31,7 @@ export interface Delivery {
  * of the parsed body, checked by jsonbText); or nowhere, when jsonb cannot hold it (the row's
  * payload is null and the delivery is quarantined).
  */
-export type PayloadSource =
+type PayloadSource =
   | { readonly kind: 'body' }
   | { readonly kind: 'json'; readonly json: string }
   | { readonly kind: 'none'; readonly reason: string };

@@ -12,7 +12,7 @@ import type { Notice } from '../notifications/notification.js';
  */
 export type Provenance = 'signed' | 'confirmed' | 'contradicted' | 'unverified' | 'api';
 
-export type HistorySource = 'postback' | 'webhook' | 'reconcile' | 'api';
+type HistorySource = 'postback' | 'webhook' | 'reconcile' | 'api';
 
 /** Where a change came from, for status_history and reconciliation_discrepancies. */
 export interface ChangeContext {

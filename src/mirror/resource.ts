@@ -28,7 +28,7 @@ export interface MirrorRecord {
 export type Fields = Readonly<Record<string, unknown>>;
 
 /** What a record's state machine says of a notified status. */
-export type NoticeDecision = SaleDecision | WithdrawalDecision;
+type NoticeDecision = SaleDecision | WithdrawalDecision;
 
 /**
  * One kind of mirror record (a sale, a withdrawal) as data for the one planner: its state

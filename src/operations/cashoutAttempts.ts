@@ -16,7 +16,7 @@ export function listCashoutAttempts(
   return listAttempts(sql, outcome, limit);
 }
 
-export class CashoutResolveError extends Error {
+class CashoutResolveError extends Error {
   override readonly name = 'CashoutResolveError';
 }
 

@@ -10,7 +10,7 @@ import { reasonOf } from '../runtime/dependencies.js';
 import { UNGUARDED_POSTGRES_DRIVER } from '../runtime/postgresDriverGuard.js';
 import { describeRedis, type RedisClient } from '../runtime/redis.js';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface Check {
   readonly name: string;

@@ -22,7 +22,7 @@ export interface BatchedEnqueue {
   close(): Promise<void>;
 }
 
-export class BatchedEnqueueClosedError extends Error {
+class BatchedEnqueueClosedError extends Error {
   override readonly name = 'BatchedEnqueueClosedError';
   constructor() {
     super('the batched enqueue is closed');

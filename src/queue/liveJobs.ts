@@ -21,7 +21,7 @@ const LIVE_JOB_TYPES: readonly JobType[] = [
 ];
 
 /** Job ids read in one call: Redis serves no one else while it copies them. */
-export const LIVE_JOB_IDS_PAGE = 5_000;
+const LIVE_JOB_IDS_PAGE = 5_000;
 
 /**
  * The ids of a queue's jobs that will still run, read page by page from the lists and sets that

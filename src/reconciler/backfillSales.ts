@@ -19,7 +19,7 @@ export interface BackfillSummary {
   readonly alreadyFinished: boolean;
 }
 
-export class BackfillRangeError extends Error {
+class BackfillRangeError extends Error {
   override readonly name = 'BackfillRangeError';
 }
 

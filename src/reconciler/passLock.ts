@@ -7,7 +7,7 @@ const RECONCILE_LEASE = 'reconcile';
 /** A holder that dies lets go after this long; a live one renews at a third of it. */
 const LEASE_SECONDS = 60;
 
-export class PassLockTimeoutError extends Error {
+class PassLockTimeoutError extends Error {
   override readonly name = 'PassLockTimeoutError';
 }
 

@@ -19,7 +19,7 @@ export interface ReconcileDeps {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-export type PassStatus = 'succeeded' | 'partial' | 'failed';
+type PassStatus = 'succeeded' | 'partial' | 'failed';
 
 export interface PassSummary {
   readonly runId: number;

@@ -24,7 +24,7 @@ const BATCHES_IN_FLIGHT = 2;
  */
 const MAX_READ_ROUNDS = 3;
 
-export class ReadRoundsExhaustedError extends Error {
+class ReadRoundsExhaustedError extends Error {
   override readonly name = 'ReadRoundsExhaustedError';
   constructor(id: number) {
     super(`inbox row ${id}: the mirror kept moving while its gateway read was in flight`);

@@ -25,7 +25,7 @@ export type GatewayRead =
   /** No usable answer (down, limited, indeterminate): the rows waiting on it retry later. */
   | { readonly kind: 'failed'; readonly error: unknown; readonly readAt: Date };
 
-export function readAtOf(read: GatewayRead): Date {
+function readAtOf(read: GatewayRead): Date {
   return read.kind === 'record' ? read.read.readAt : read.readAt;
 }
 

@@ -35,14 +35,14 @@ export interface InboxBatcher {
   close(): Promise<void>;
 }
 
-export class InboxBatcherClosedError extends Error {
+class InboxBatcherClosedError extends Error {
   override readonly name = 'InboxBatcherClosedError';
   constructor() {
     super('the worker is closing');
   }
 }
 
-export class MissingBatchResultError extends Error {
+class MissingBatchResultError extends Error {
   override readonly name = 'MissingBatchResultError';
   constructor(id: number) {
     super(`the batch returned no result for inbox row ${id}`);
@@ -125,7 +125,7 @@ export async function runRows(
   }
 }
 
-export class NoUnknownIdsLaneError extends Error {
+class NoUnknownIdsLaneError extends Error {
   override readonly name = 'NoUnknownIdsLaneError';
   constructor(id: number) {
     super(`inbox row ${id} is a webhook about an unknown id, and there is no lane to hand it to`);

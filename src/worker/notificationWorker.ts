@@ -71,7 +71,7 @@ export function startNotificationWorker(deps: SignedLaneDeps): RunningLane {
   };
 }
 
-export class NoConfirmationLaneError extends Error {
+class NoConfirmationLaneError extends Error {
   override readonly name = 'NoConfirmationLaneError';
   constructor(id: number) {
     super(`inbox row ${id} needs a gateway read, and this process has no confirmation lane`);
