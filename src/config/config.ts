@@ -57,7 +57,7 @@ const httpUrl = z
 export const DEFAULT_WORKER_CONCURRENCY = 512;
 
 /** The admin listener's port (/metrics, bull-board, the console), on METRICS_HOST. */
-export const DEFAULT_METRICS_PORT = 9090;
+const DEFAULT_METRICS_PORT = 9090;
 
 export const envSchema = z.object({
   NODE_ENV: z
@@ -250,9 +250,9 @@ export interface Config {
   readonly shutdownTimeoutSeconds: number;
 }
 
-export type AdminListener = { readonly host: string; readonly port: number } | 'public';
+type AdminListener = { readonly host: string; readonly port: number } | 'public';
 
-export interface RedisNode {
+interface RedisNode {
   readonly host: string;
   readonly port: number;
 }

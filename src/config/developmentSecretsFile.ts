@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { ConfigError } from './config.js';
 
 /** Where development mode keeps what it made up, relative to the working directory. */
-export const DEVELOPMENT_SECRETS_PATH = join('.paymirror', 'dev.env');
+const DEVELOPMENT_SECRETS_PATH = join('.paymirror', 'dev.env');
 
-export interface KeptSecrets {
+interface KeptSecrets {
   readonly postbackSecret?: string;
   readonly webhookToken?: string;
 }

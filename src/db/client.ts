@@ -36,7 +36,7 @@ export type Tx = postgres.TransactionSql;
 /** A piece of a statement another module writes into its own (built with that module's tag). */
 export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
-export class UnsafeIntegerError extends Error {
+class UnsafeIntegerError extends Error {
   override readonly name = 'UnsafeIntegerError';
   constructor(text: string) {
     super(`bigint ${text} is past Number.MAX_SAFE_INTEGER: not read as a number`);

@@ -11,7 +11,7 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 /** Any fixed number: it only has to be the same in every paymirror process. */
 const MIGRATION_LOCK_KEY = 7_246_101;
 
-export class MigrationError extends Error {
+class MigrationError extends Error {
   override readonly name = 'MigrationError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -19,7 +19,7 @@ export class MigrationError extends Error {
 }
 
 /** Creates the database named in `url` when the server does not have it yet. */
-export async function ensureDatabaseExists(url: string): Promise<boolean> {
+async function ensureDatabaseExists(url: string): Promise<boolean> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
   if (!name) throw new MigrationError(`DATABASE_URL names no database: ${redactUrl(url)}`);

@@ -7,7 +7,7 @@ import { MIGRATIONS_FOLDER } from './migrate.js';
  * is at this checkout's migration first, and says what to do when it is not: a read-only
  * role, or a replica, cannot migrate, and a report must never migrate production.
  */
-export class SchemaVersionError extends Error {
+class SchemaVersionError extends Error {
   override readonly name = 'SchemaVersionError';
   constructor(
     readonly state: 'missing' | 'behind' | 'ahead',

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { cachedSource } from './cachedSource.js';
 
 /** Values read at scrape time from the process's connections (null: this role has none). */
-export interface MetricSources {
+interface MetricSources {
   /** Age in seconds of the oldest pending inbox row, 0 when none. */
   oldestPendingAgeSeconds?: () => Promise<number>;
   /** Jobs by queue (lane), then by BullMQ state (waiting, active, delayed, …). */

@@ -27,7 +27,7 @@ export class DependencyUnreachableError extends Error {
  * The server answered and refused the credentials: it is running, so "is it running?" would
  * send the operator the wrong way. The message names the user, never the password.
  */
-export class PostgresAuthenticationError extends Error {
+class PostgresAuthenticationError extends Error {
   override readonly name = 'PostgresAuthenticationError';
   /** The configuration is wrong (exit code 2), not the service. */
   readonly exitCode = 2;
@@ -39,7 +39,7 @@ export class PostgresAuthenticationError extends Error {
   }
 }
 
-export const DEPENDENCY_TIMEOUT_MS = 10_000;
+const DEPENDENCY_TIMEOUT_MS = 10_000;
 
 const AUTHENTICATION_FAILED = new Set(['28P01', '28000']);
 

@@ -1,7 +1,7 @@
 export const ROLES = ['ingress', 'worker', 'scheduler'] as const;
 export type Role = (typeof ROLES)[number];
 
-export class RoleError extends Error {
+class RoleError extends Error {
   override readonly name = 'RoleError';
 }
 

@@ -261,7 +261,7 @@ export async function startPaymirror(
 }
 
 /** A listener that could not bind (a port in use, an address not on this host). */
-export class ListenError extends Error {
+class ListenError extends Error {
   override readonly name = 'ListenError';
   constructor(where: string, cause: unknown) {
     super(`cannot listen on ${where}: ${listenReason(cause)}`, { cause });

@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { DependencyUnreachableError, requireRedis } from './dependencies.js';
 
 /** Waits between tries at start: 1 s, doubling, at most 30 s. */
-export function redisRetryDelayMs(attempt: number): number {
+function redisRetryDelayMs(attempt: number): number {
   return Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5));
 }
 
