@@ -18,10 +18,10 @@ const sale = (status: string, net: number | null = 9_000, denied = false): Recor
   netAmountCents: net,
   denied,
 });
-const withdrawal = (status: string, denied = false): RecordState => ({
+const withdrawal = (status: string, denied = false, amount = 15_050): RecordState => ({
   resourceType: 'withdrawal',
   status,
-  amountCents: 15_050,
+  amountCents: amount,
   netAmountCents: null,
   denied,
 });
@@ -63,6 +63,15 @@ describe('the journal rules', () => {
     expect(impliedBalances(withdrawal('PENDING', true))).toEqual(ZERO);
   });
 
+  it('imply nothing for a record the mirror does not have', () => {
+    expect(impliedBalances(null)).toEqual(ZERO);
+  });
+
+  it("take a withdrawal's amount, never a net it may carry", () => {
+    const withNet: RecordState = { ...withdrawal('PENDING'), netAmountCents: 14_000 };
+    expect(impliedBalances(withNet)).toEqual({ available: -15_050, reserved: 0 });
+  });
+
   it('name each move by what happened to the money', () => {
     const kinds = (path: RecordState[]) =>
       book(path).map(({ entries }) =>
@@ -83,6 +92,9 @@ describe('the journal rules', () => {
       ['dispute_lost reserved -9000'],
     ]);
     expect(kinds([sale('PAGO'), sale('ESTORNADO')])[1]).toEqual(['refund available -9000']);
+    // Only ESTORNADO is a refund or a dispute lost; a sale leaving its money otherwise is not.
+    expect(kinds([sale('PAGO'), sale('CANCELADO')])[1]).toEqual(['correction available -9000']);
+    expect(kinds([sale('MED'), sale('FALHA')])[1]).toEqual(['correction reserved -9000']);
     expect(kinds([sale('PENDENTE'), sale('MED')])[1]).toEqual([
       'payment available 9000',
       'dispute_opened available -9000',
@@ -101,6 +113,10 @@ describe('the journal rules', () => {
         'withdrawal_returned available 15050',
       ]);
     }
+    // A status that returns nothing the machine knows of: the debit undone, as a correction.
+    expect(kinds([withdrawal('PROCESSING'), withdrawal('EXPIRED')])[1]).toEqual([
+      'correction available 15050',
+    ]);
   });
 
   it('correct what the journal holds that the previous state did not imply', () => {
@@ -109,6 +125,39 @@ describe('the journal rules', () => {
       ['correction', -123],
       ['payment', 9_000],
     ]);
+    const reserved = entriesFor({ available: 0, reserved: 123 }, sale('PENDENTE'), sale('PAGO'));
+    expect(reserved.map((entry) => [entry.kind, entry.account, entry.amountCents])).toEqual([
+      ['correction', 'reserved', -123],
+      ['payment', 'available', 9_000],
+    ]);
+  });
+
+  it("book a settled withdrawal's new amount as a correction (a withdrawal has no fee)", () => {
+    const entries = entriesFor(
+      impliedBalances(withdrawal('PENDING')),
+      withdrawal('PENDING'),
+      withdrawal('PENDING', false, 20_000),
+    );
+    expect(entries).toEqual([{ account: 'available', amountCents: -4_950, kind: 'correction' }]);
+  });
+
+  it('book a move no machine makes (a sale state to a withdrawal state) as corrections', () => {
+    const booked = impliedBalances(sale('PAGO'));
+    const entries = entriesFor(booked, sale('PAGO'), withdrawal('PENDING'));
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((entry) => entry.kind === 'correction')).toBe(true);
+    expect(add(booked, sumEntries(entries))).toEqual(impliedBalances(withdrawal('PENDING')));
+  });
+
+  it('sum only the two accounts', () => {
+    expect(
+      sumEntries([
+        { account: 'available', amountCents: 5 },
+        { account: 'reserved', amountCents: 7 },
+        { account: 'available', amountCents: -2 },
+        { account: 'fees', amountCents: 11 },
+      ]),
+    ).toEqual({ available: 3, reserved: 7 });
   });
 
   const saleState = fc.record({

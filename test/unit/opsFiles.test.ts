@@ -126,7 +126,7 @@ describe('ops/prometheus/alerts.yml', () => {
     }
   });
 
-  it('covers silence, backlog age, failed jobs, discrepancies, failing passes, forged, a leaked webhook token, rejections and gateway errors', () => {
+  it('covers silence, backlog age, failed jobs, discrepancies, failing passes, forged, a leaked webhook token, unconfirmed cycle replays, rejections and gateway errors', () => {
     const exprs = alertRules()
       .map((rule) => String(rule.expr))
       .join('\n');
@@ -140,6 +140,7 @@ describe('ops/prometheus/alerts.yml', () => {
       'paymirror_deliveries_total{outcome="rejected"}',
       'paymirror_gateway_calls_total{status=~"5..|network|timeout"}',
       'paymirror_unknown_webhooks_not_ours_in_a_row',
+      'paymirror_cycle_replays_unconfirmed_total',
     ]) {
       expect(exprs).toContain(needed);
     }
