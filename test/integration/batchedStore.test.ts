@@ -359,7 +359,8 @@ describe('createBatchedStore', () => {
   it('stores every body byte for byte, and its payload as JSON.parse read it, batched or alone', async () => {
     // Compact bodies (the bytes are the payload's JSON: not sent twice) and everything else:
     // whitespace, escapes JSON.stringify would not write, invalid UTF-8 (read as U+FFFD, so
-    // its text can equal the payload's while its bytes do not), what jsonb cannot hold.
+    // its text can equal the payload's while its bytes do not), what jsonb cannot hold. A batch
+    // of UTF-8 bodies travels as text, one with invalid UTF-8 as bytea: both store the bytes.
     const bodyArb = fc
       .tuple(
         fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),

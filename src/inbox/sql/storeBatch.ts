@@ -1,4 +1,5 @@
-import type { Sql } from '../../db/client.js';
+import { isUtf8 } from 'node:buffer';
+import type { Fragment, Sql } from '../../db/client.js';
 import type { Delivery } from '../delivery.js';
 import { webhookRecordKnown } from './store.js';
 
@@ -41,7 +42,7 @@ export async function claimAndInsertBatch(
   );
   return await sql<BatchClaim[]>`
     with input as (
-      select r.*, substring(${bodies}::bytea from r.body_at + 1 for r.body_length) as body,
+      select r.*, substring(${bodiesParameter(sql, bodies)} from r.body_at + 1 for r.body_length) as body,
              nextval('inbox_events_id_seq') as candidate_id
         from json_to_recordset(${`[${rows.join(',')}]`}::json) as r(
           o int, channel text, event_key text, resource_type text, resource_id bigint,
@@ -84,6 +85,18 @@ export async function claimAndInsertBatch(
            case when c.inbox_event_id = i.candidate_id then ${webhookRecordKnown(sql, 'i')} end
              as "recordKnown"
       from input i join claim c on c.channel = i.channel and c.event_key = i.event_key`;
+}
+
+/**
+ * The batch's bodies as one bytea expression. postgres.js sends a Buffer as hex text, twice its
+ * size (a V8 large object per batch, twice the bytes for Postgres to decode). UTF-8 bodies, as
+ * the gateway's are, go as text (JSON that JSON.parse read holds no NUL byte) and are converted
+ * back once: the subquery is an init plan, not a conversion per row.
+ */
+function bodiesParameter(sql: Sql, bodies: Buffer): Fragment {
+  return isUtf8(bodies)
+    ? sql`(select convert_to(${bodies.toString('utf8')}::text, 'UTF8'))`
+    : sql`${bodies}::bytea`;
 }
 
 /**
