@@ -63,6 +63,15 @@ export function isOlderThan(observedAt: Date, mirrorObservedAt: Date | null): bo
   return mirrorObservedAt !== null && observedAt.getTime() < mirrorObservedAt.getTime();
 }
 
+/**
+ * True when a read that began at `readAt` may not have seen the mirror's status, observed at
+ * `mirrorObservedAt`: it began earlier, or in the same millisecond (times are read to the
+ * millisecond, and which of the two came first cannot be told).
+ */
+function mayPrecede(readAt: Date, mirrorObservedAt: Date | null): boolean {
+  return mirrorObservedAt !== null && readAt.getTime() <= mirrorObservedAt.getTime();
+}
+
 export interface MirrorStatusFacts<S extends string> {
   readonly status: S;
   /** When the mirror's status was observed; null for rows older than observation times. */
@@ -107,7 +116,7 @@ export function decideGatewayRead<S extends string>(
   const from = mirror.status;
   const to = read.status;
   if (machine.same(from, to)) return { kind: 'write', move: null };
-  if (isOlderThan(read.readAt, mirror.statusObservedAt) && !isStrictlyForward(machine, from, to)) {
+  if (mayPrecede(read.readAt, mirror.statusObservedAt) && !isStrictlyForward(machine, from, to)) {
     return {
       kind: 'stale',
       reason: `the mirror observed ${from} after this read of ${to} began`,
