@@ -19,6 +19,7 @@ export function boletoDueDate(code: string, near: Date): Date | null {
       : digits.length === 44 && /^\d+$/.test(digits)
         ? digits.slice(5, 9)
         : null;
+  // Stryker disable next-line ConditionalExpression: without it Number(null) is 0, refused below
   if (factorText === null) return null;
   const factor = Number(factorText);
   if (factor < 1000) return null;
@@ -26,6 +27,7 @@ export function boletoDueDate(code: string, near: Date): Date | null {
   const first = factor;
   const nearDays = Math.floor((near.getTime() - DUE_FACTOR_BASE) / DAY_MS);
   let best = first;
+  // Stryker disable next-line EqualityOperator: at nearDays + 9000 it is `first` or 9000 after nearDays itself
   for (let days = first; days <= nearDays + FACTOR_CYCLE_DAYS; days += FACTOR_CYCLE_DAYS) {
     if (Math.abs(days - nearDays) < Math.abs(best - nearDays)) best = days;
   }

@@ -50,7 +50,6 @@ export const ISO_INSTANT_MESSAGE =
 function firstInstant(): number {
   const first = new Date(0);
   first.setUTCFullYear(1, 0, 1);
-  first.setUTCHours(0, 0, 0, 0);
   return first.getTime();
 }
 
