@@ -49,6 +49,14 @@ describe('decideGatewayRead', () => {
     expect(decideGatewayRead(pending, { status: 'PAGO', readAt: at(5) }, PIX).kind).toBe('write');
   });
 
+  it('a row with no observation times (older than them) takes what the read says', () => {
+    const mirror = { status: 'MED' as const, statusObservedAt: null, gatewayReadAt: null };
+    expect(decideGatewayRead(mirror, { status: 'PAGO', readAt: at(0) }, PIX)).toEqual({
+      kind: 'write',
+      move: { from: 'MED', to: 'PAGO' },
+    });
+  });
+
   it('an answer older than the last one written changes nothing', () => {
     const mirror = { status: 'PAGO' as const, statusObservedAt: at(1), gatewayReadAt: at(6) };
     expect(decideGatewayRead(mirror, { status: 'ESTORNADO', readAt: at(5) }, PIX)).toEqual({
