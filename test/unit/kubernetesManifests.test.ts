@@ -92,6 +92,29 @@ describe('deploy/kubernetes', () => {
     expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
   });
 
+  it("opens, at every workload's maximum and a rollout's surge, fewer connections than Postgres's default max_connections", () => {
+    // 100 less superuser_reserved_connections (3), Postgres's defaults; PgBouncer's
+    // max_client_conn is 100 by default too.
+    const available = 100 - 3;
+    const [config] = ofKind('ConfigMap');
+    const poolOf = (workload: Doc): number => {
+      const env = workload.spec.template.spec.containers[0].env ?? [];
+      const own = env.find((e: Doc) => e.name === 'DB_POOL_MAX')?.value;
+      return envSchema.shape.DB_POOL_MAX.parse(own ?? config.data.DB_POOL_MAX);
+    };
+    const scalers = [...ofKind('HorizontalPodAutoscaler'), ...ofKind('ScaledObject')];
+    const mostOf = (workload: Doc): number => {
+      const scaler = scalers.find((s) => s.spec.scaleTargetRef.name === workload.metadata.name);
+      const most =
+        scaler?.spec.maxReplicas ?? scaler?.spec.maxReplicaCount ?? workload.spec.replicas;
+      // A Deployment rolls with maxSurge 25 % by default; a StatefulSet replaces pods one by one.
+      return workload.kind === 'Deployment' ? most + Math.ceil(most / 4) : most;
+    };
+    const fleet = workloads.reduce((sum, workload) => sum + mostOf(workload) * poolOf(workload), 0);
+    // The migrate Job holds one connection at a time (src/db/migrate.ts); a CLI command, two.
+    expect(fleet + 1 + 2).toBeLessThanOrEqual(available);
+  });
+
   it('workers scale with KEDA on a queue-depth metric paymirror exports', async () => {
     const [scaled] = ofKind('ScaledObject');
     expect(scaled.spec.scaleTargetRef.name).toBe(workloadOf('worker').metadata.name);
