@@ -17,6 +17,8 @@ type AnyResource<Row extends MirrorRecord, N extends Notice> = Resource<
   { readonly id: number; readonly status: string }
 >;
 
+type Applied = Extract<MirrorResult, { outcome: 'applied' }>;
+
 /**
  * A notification, decided against the (locked) mirror row and written into `rows`. Signed and
  * unverified notices go through the record's state machine; a confirmed webhook adds only what
@@ -86,9 +88,7 @@ export function planNotice<Row extends MirrorRecord, N extends Notice>(
           input.provenance === 'signed' &&
           ctx.writes.hasSeen(resource.name, notice.id, notice.status);
         const result = enter(resource, rows, current, input, ctx, true);
-        return replay && result.outcome === 'applied'
-          ? { ...result, unconfirmedReplay: true }
-          : result;
+        return replay ? { ...result, unconfirmedReplay: true } : result;
       }
       // A read follows: enter the move unless this status is already in the record's story
       // (a late copy of an earlier dispute would otherwise open a second one).
@@ -107,7 +107,7 @@ function enter<Row extends MirrorRecord, N extends Notice>(
   input: NoticeInput<N>,
   ctx: PlanContext,
   needsReconcile: boolean,
-): MirrorResult {
+): Applied {
   const { notice } = input;
   rows.update(notice.id, {
     ...fillMissing(current, resource.noticeValues(notice)),
@@ -129,7 +129,7 @@ function enterHistory<N extends Notice>(
   input: NoticeInput<N>,
   ctx: PlanContext,
   needsReconcile: boolean,
-): MirrorResult {
+): Applied {
   const { notice } = input;
   ctx.writes.addItems(resource.noticeItems(notice), 'notice');
   ctx.writes.addHistory({

@@ -149,6 +149,18 @@ describe('the journal rules', () => {
     expect(add(booked, sumEntries(entries))).toEqual(impliedBalances(withdrawal('PENDING')));
   });
 
+  it('never book a refund for a state named ESTORNADO that is not a sale', () => {
+    const entries = entriesFor(
+      impliedBalances(sale('PAGO')),
+      sale('PAGO'),
+      withdrawal('ESTORNADO'),
+    );
+    expect(entries.map((entry) => [entry.kind, entry.amountCents])).toEqual([
+      ['correction', 6_050],
+      ['correction', -15_050],
+    ]);
+  });
+
   it('sum only the two accounts', () => {
     expect(
       sumEntries([

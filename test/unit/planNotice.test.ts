@@ -467,6 +467,45 @@ describe('a notice around a cycle (PAGO and MED)', () => {
     expect(writes.history).toMatchObject([{ from: 'PAGO', to: 'MED', entered: true }]);
   });
 
+  it('is counted as a possible replay when signed, without keys, and already in the story', () => {
+    const rows = new FakeRows(saleRow({ status: 'PAGO' }));
+    const writes = new FakeWrites().see('sale', 7, 'MED');
+    const result = planSale(
+      rows,
+      writes,
+      input(saleNotice({ status: 'MED' }), { ambiguity: 'reconcile' }),
+    );
+    expect(result).toEqual({
+      outcome: 'applied',
+      from: 'PAGO',
+      to: 'MED',
+      needsReconcile: true,
+      unconfirmedReplay: true,
+      differences: 0,
+    });
+    expect(rows.written(7)).toMatchObject({ status: 'MED', reconcileRequestedAt: TX_NOW });
+  });
+
+  it('is no possible replay when signed, without keys, and new to the record’s story', () => {
+    const result = planSale(
+      new FakeRows(saleRow({ status: 'PAGO' })),
+      new FakeWrites(),
+      input(saleNotice({ status: 'MED' }), { ambiguity: 'reconcile' }),
+    );
+    expect(result).toMatchObject({ outcome: 'applied', to: 'MED', needsReconcile: true });
+    expect(result).not.toHaveProperty('unconfirmedReplay');
+  });
+
+  it('is no possible replay when unverified, even if already in the record’s story', () => {
+    const result = planSale(
+      new FakeRows(saleRow({ status: 'PAGO' })),
+      new FakeWrites().see('sale', 7, 'MED'),
+      input(saleNotice({ status: 'MED' }), { ambiguity: 'reconcile', provenance: 'unverified' }),
+    );
+    expect(result).toMatchObject({ outcome: 'applied', to: 'MED', needsReconcile: true });
+    expect(result).not.toHaveProperty('unconfirmedReplay');
+  });
+
   it('is stale when a gateway read follows and the status is already in the record’s story', () => {
     const rows = new FakeRows(saleRow({ status: 'PAGO' }));
     const writes = new FakeWrites().see('sale', 7, 'MED');
