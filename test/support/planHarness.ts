@@ -1,4 +1,5 @@
 import type { SaleRow, WithdrawalRow } from '../../src/db/rows.js';
+import type { GatewayTransaction, GatewayWithdrawal } from '../../src/gateway/types.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
 import type { FieldDifference } from '../../src/mirror/compareFields.js';
 import type { ChangeContext } from '../../src/mirror/inputs.js';
@@ -204,6 +205,54 @@ export function withdrawalNotice(overrides: Partial<WithdrawalNotice> = {}): Wit
     createdAt: CREATED,
     updatedAt: LATER,
     processedAt: LATER,
+    ...overrides,
+  };
+}
+
+/** A sale as a gateway read answers it, every optional field given. */
+export function gatewayTransaction(
+  overrides: Partial<GatewayTransaction> = {},
+): GatewayTransaction {
+  return {
+    id: 7,
+    status: 'PAGO',
+    paymentMethod: 'PIX',
+    amountCents: 15_050,
+    netAmountCents: 14_000,
+    systemFeeCents: 1_050,
+    reserveAmountCents: 300,
+    createdAt: CREATED,
+    completedAt: EARLIER,
+    customerName: 'Ana',
+    customerEmail: 'ana@x.com',
+    customerDocument: '123',
+    customerPhone: '+55',
+    items: [{ itemId: 1, title: 'Camiseta', unitPriceCents: 15_050, quantity: 1, tangible: true }],
+    pixCode: 'pix-code',
+    cardLastFour: null,
+    cardBrand: null,
+    boletoCode: null,
+    externalTransactionId: 'ext-7',
+    installments: 1,
+    shipping: { city: 'Recife' },
+    ...overrides,
+  };
+}
+
+/** A withdrawal as a gateway read answers it; its fees add up. */
+export function gatewayWithdrawal(overrides: Partial<GatewayWithdrawal> = {}): GatewayWithdrawal {
+  return {
+    id: 31,
+    status: 'PROCESSING',
+    amountCents: 15_050,
+    netAmountCents: 14_605,
+    feeFixedCents: 200,
+    feeVariableCents: 245,
+    feeTotalCents: 445,
+    pixKey: 'ana@x.com',
+    pixKeyType: 'EMAIL',
+    createdAt: CREATED,
+    updatedAt: LATER,
     ...overrides,
   };
 }

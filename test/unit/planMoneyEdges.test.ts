@@ -9,10 +9,11 @@ import { SALE } from '../../src/mirror/saleResource.js';
 import { WITHDRAWAL } from '../../src/mirror/withdrawalResource.js';
 import type { Notice } from '../../src/notifications/notification.js';
 import {
-  CREATED,
   EARLIER,
   FakeRows,
   FakeWrites,
+  gatewayTransaction,
+  gatewayWithdrawal,
   LATER,
   NOW,
   planContext,
@@ -29,48 +30,25 @@ import {
 const RECONCILE: ChangeContext = { source: 'reconcile', inboxEventId: null };
 const WEBHOOK: ChangeContext = { source: 'webhook', inboxEventId: 502 };
 
+/** A bare sale read: no reserve, customer, items or extras. */
 function transaction(overrides: Partial<GatewayTransaction> = {}): GatewayTransaction {
-  return {
-    id: 7,
-    status: 'PAGO',
-    paymentMethod: 'PIX',
-    amountCents: 15_050,
-    netAmountCents: 14_000,
-    systemFeeCents: 1_050,
+  return gatewayTransaction({
     reserveAmountCents: null,
-    createdAt: CREATED,
-    completedAt: EARLIER,
     customerName: null,
     customerEmail: null,
     customerDocument: null,
     customerPhone: null,
     items: [],
     pixCode: null,
-    cardLastFour: null,
-    cardBrand: null,
-    boletoCode: null,
     externalTransactionId: null,
     installments: null,
     shipping: null,
     ...overrides,
-  };
+  });
 }
 
 function withdrawal(overrides: Partial<GatewayWithdrawal> = {}): GatewayWithdrawal {
-  return {
-    id: 31,
-    status: 'COMPLETED',
-    amountCents: 15_050,
-    netAmountCents: 14_605,
-    feeFixedCents: 200,
-    feeVariableCents: 245,
-    feeTotalCents: 445,
-    pixKey: 'ana@x.com',
-    pixKeyType: 'EMAIL',
-    createdAt: CREATED,
-    updatedAt: LATER,
-    ...overrides,
-  };
+  return gatewayWithdrawal({ status: 'COMPLETED', ...overrides });
 }
 
 function readOf<R>(record: R, purpose: ReadInput['purpose'] = 'reconcile') {

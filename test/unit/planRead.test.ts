@@ -13,6 +13,8 @@ import {
   EARLIER,
   FakeRows,
   FakeWrites,
+  gatewayTransaction,
+  gatewayWithdrawal,
   LATER,
   NOW,
   planContext,
@@ -25,50 +27,6 @@ import {
 
 const RECONCILE: ChangeContext = { source: 'reconcile', inboxEventId: null };
 const CONFIRMATION: ChangeContext = { source: 'webhook', inboxEventId: 502 };
-
-function transaction(overrides: Partial<GatewayTransaction> = {}): GatewayTransaction {
-  return {
-    id: 7,
-    status: 'PAGO',
-    paymentMethod: 'PIX',
-    amountCents: 15_050,
-    netAmountCents: 14_000,
-    systemFeeCents: 1_050,
-    reserveAmountCents: 300,
-    createdAt: CREATED,
-    completedAt: EARLIER,
-    customerName: 'Ana',
-    customerEmail: 'ana@x.com',
-    customerDocument: '123',
-    customerPhone: '+55',
-    items: [{ itemId: 1, title: 'Camiseta', unitPriceCents: 15_050, quantity: 1, tangible: true }],
-    pixCode: 'pix-code',
-    cardLastFour: null,
-    cardBrand: null,
-    boletoCode: null,
-    externalTransactionId: 'ext-7',
-    installments: 1,
-    shipping: { city: 'Recife' },
-    ...overrides,
-  };
-}
-
-function withdrawal(overrides: Partial<GatewayWithdrawal> = {}): GatewayWithdrawal {
-  return {
-    id: 31,
-    status: 'PROCESSING',
-    amountCents: 15_050,
-    netAmountCents: 14_605,
-    feeFixedCents: 200,
-    feeVariableCents: 245,
-    feeTotalCents: 445,
-    pixKey: 'ana@x.com',
-    pixKeyType: 'EMAIL',
-    createdAt: CREATED,
-    updatedAt: LATER,
-    ...overrides,
-  };
-}
 
 type Purpose = ReadInput['purpose'];
 
@@ -132,7 +90,7 @@ describe('a read of a record the mirror lacks', () => {
   it('inserts the sale with every field read, when it was read and its next check', () => {
     const rows = new FakeRows<SaleRow>();
     const writes = new FakeWrites();
-    const read = transaction();
+    const read = gatewayTransaction();
     expect(planSale(rows, writes, saleRead(read))).toEqual({
       outcome: 'applied',
       from: null,
@@ -191,7 +149,7 @@ describe('a read of a record the mirror lacks', () => {
 
   it('does not mark a reconcile pass when the read was not one', () => {
     const rows = new FakeRows<SaleRow>();
-    planSale(rows, new FakeWrites(), saleRead(transaction({ shipping: null }), 'api'));
+    planSale(rows, new FakeWrites(), saleRead(gatewayTransaction({ shipping: null }), 'api'));
     expect(rows.inserted.get(7)).not.toHaveProperty('lastReconciledAt');
     expect(rows.inserted.get(7)?.shipping).toBeNull();
   });
@@ -199,7 +157,7 @@ describe('a read of a record the mirror lacks', () => {
   it('inserts a withdrawal with the gateway’s update time', () => {
     const rows = new FakeRows<WithdrawalRow>();
     const writes = new FakeWrites();
-    planWithdrawal(rows, writes, withdrawalRead(withdrawal(), 'confirmation'));
+    planWithdrawal(rows, writes, withdrawalRead(gatewayWithdrawal(), 'confirmation'));
     expect(rows.inserted.get(31)).toStrictEqual({
       id: 31,
       status: 'PROCESSING',
@@ -240,7 +198,7 @@ describe('a read of the status the mirror holds', () => {
       }),
     );
     const writes = new FakeWrites();
-    const result = planSale(rows, writes, saleRead(transaction()));
+    const result = planSale(rows, writes, saleRead(gatewayTransaction()));
     expect(result).toEqual({ outcome: 'noop', differences: 2 });
     expect(rows.updates).toHaveLength(1);
     expect(rows.written(7)).toMatchObject({
@@ -273,14 +231,18 @@ describe('a read of the status the mirror holds', () => {
 
   it('keeps the mirror’s later observation of its status', () => {
     const rows = new FakeRows(saleRow({ status: 'PAGO', statusObservedAt: NOW }));
-    planSale(rows, new FakeWrites(), saleRead(transaction(), 'confirmation'));
+    planSale(rows, new FakeWrites(), saleRead(gatewayTransaction(), 'confirmation'));
     expect(rows.written(7).statusObservedAt).toBe(NOW);
   });
 
   it('takes the read’s FAILED for the REJECTED the mirror holds: no move', () => {
     const rows = new FakeRows(withdrawalRow({ status: 'REJECTED', gatewayUpdatedAt: null }));
     const writes = new FakeWrites();
-    const result = planWithdrawal(rows, writes, withdrawalRead(withdrawal({ status: 'FAILED' })));
+    const result = planWithdrawal(
+      rows,
+      writes,
+      withdrawalRead(gatewayWithdrawal({ status: 'FAILED' })),
+    );
     expect(result).toEqual({ outcome: 'noop', differences: 0 });
     expect(rows.written(31)).not.toHaveProperty('status');
     expect(rows.written(31)).toMatchObject({ gatewayUpdatedAt: LATER, nextReconcileAt: null });
@@ -292,7 +254,7 @@ describe('a read that moves the record', () => {
   it('enters the move and, in a reconcile pass, records the status as a discrepancy', () => {
     const rows = new FakeRows(saleRow({ status: 'PENDENTE' }));
     const writes = new FakeWrites();
-    const result = planSale(rows, writes, saleRead(transaction()));
+    const result = planSale(rows, writes, saleRead(gatewayTransaction()));
     expect(result).toEqual({
       outcome: 'applied',
       from: 'PENDENTE',
@@ -323,7 +285,7 @@ describe('a read that moves the record', () => {
   it('is no discrepancy when the worker’s read confirms a notified move', () => {
     const rows = new FakeRows(saleRow({ status: 'PENDENTE', amountCents: 1 }));
     const writes = new FakeWrites();
-    const result = planSale(rows, writes, saleRead(transaction(), 'confirmation'));
+    const result = planSale(rows, writes, saleRead(gatewayTransaction(), 'confirmation'));
     expect(result).toMatchObject({ outcome: 'applied', differences: 1 });
     expect(writes.discrepancies).toEqual([
       {
@@ -339,7 +301,7 @@ describe('a read that moves the record', () => {
   it('moves strictly forward even when begun before the mirror’s status was observed', () => {
     const rows = new FakeRows(saleRow({ status: 'PENDENTE', statusObservedAt: LATER }));
     const writes = new FakeWrites();
-    const result = planSale(rows, writes, saleRead(transaction(), 'reconcile', EARLIER));
+    const result = planSale(rows, writes, saleRead(gatewayTransaction(), 'reconcile', EARLIER));
     expect(result).toMatchObject({ outcome: 'applied', from: 'PENDENTE', to: 'PAGO' });
     expect(rows.written(7)).toMatchObject({ statusObservedAt: LATER, gatewayReadAt: EARLIER });
     expect(writes.history).toMatchObject([{ observedAt: EARLIER }]);
@@ -354,7 +316,7 @@ describe('a read that moves the record', () => {
       rows,
       new FakeWrites(),
       saleRead(
-        transaction({ status: 'EM_PROCESSAMENTO', paymentMethod: 'PIX' }),
+        gatewayTransaction({ status: 'EM_PROCESSAMENTO', paymentMethod: 'PIX' }),
         'reconcile',
         EARLIER,
       ),
@@ -370,7 +332,7 @@ describe('a stale read', () => {
     const result = planSale(
       rows,
       writes,
-      saleRead(transaction({ status: 'MED' }), 'reconcile', EARLIER),
+      saleRead(gatewayTransaction({ status: 'MED' }), 'reconcile', EARLIER),
     );
     expect(result).toEqual({
       outcome: 'stale',
@@ -393,7 +355,7 @@ describe('a stale read', () => {
   it('changes nothing when a newer answer is already written', () => {
     const rows = new FakeRows(saleRow({ status: 'PENDENTE', gatewayReadAt: LATER }));
     const writes = new FakeWrites();
-    const result = planSale(rows, writes, saleRead(transaction(), 'reconcile', EARLIER));
+    const result = planSale(rows, writes, saleRead(gatewayTransaction(), 'reconcile', EARLIER));
     expect(result).toEqual({ outcome: 'stale', reason: NEWER_READ_WRITTEN });
     expect(rows.updates).toEqual([]);
     expect(writes.history).toEqual([]);
@@ -404,7 +366,11 @@ describe('a stale read', () => {
     const result = planWithdrawal(
       rows,
       new FakeWrites(),
-      withdrawalRead(withdrawal({ status: 'PENDING', updatedAt: EARLIER }), 'reconcile', NOW),
+      withdrawalRead(
+        gatewayWithdrawal({ status: 'PENDING', updatedAt: EARLIER }),
+        'reconcile',
+        NOW,
+      ),
     );
     expect(result).toEqual({ outcome: 'stale', reason: NEWER_READ_WRITTEN });
     expect(rows.updates).toEqual([]);
@@ -418,7 +384,7 @@ describe('a stale read', () => {
     const result = planWithdrawal(
       rows,
       writes,
-      withdrawalRead(withdrawal({ status: 'PROCESSING', updatedAt: null }), 'api', NOW),
+      withdrawalRead(gatewayWithdrawal({ status: 'PROCESSING', updatedAt: null }), 'api', NOW),
     );
     expect(result).toMatchObject({ outcome: 'applied', from: 'PENDING', to: 'PROCESSING' });
     expect(rows.written(31)).toMatchObject({ status: 'PROCESSING', statusSetBy: 'api' });
