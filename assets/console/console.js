@@ -77,9 +77,12 @@
     return parts[2] + '/' + parts[1];
   }
 
-  /** The Totals chart: gross centavos per day, stacked by status, from the page's JSON. */
-  function dailyChart() {
-    const canvas = document.getElementById('daily-chart');
+  /**
+   * Draws the chart of the canvas `id` from the JSON its data-source names: `config(data)` is
+   * Chart.js's configuration. A chart that cannot be drawn is replaced by the reason.
+   */
+  function chartFromSource(id, config) {
+    const canvas = document.getElementById(id);
     if (!canvas || typeof window.Chart !== 'function') return;
     fetch(canvas.getAttribute('data-source'), { credentials: 'same-origin' })
       .then(function (response) {
@@ -87,39 +90,7 @@
         return response.json();
       })
       .then(function (data) {
-        new window.Chart(canvas, {
-          type: 'bar',
-          data: {
-            labels: data.days.map(dayLabel),
-            datasets: data.series.map(function (series) {
-              return {
-                label: series.status,
-                data: series.cents,
-                backgroundColor: TONES[series.status] || '#9aa3b5',
-              };
-            }),
-          },
-          options: {
-            animation: false,
-            maintainAspectRatio: false,
-            scales: {
-              x: { stacked: true },
-              y: { stacked: true, ticks: { callback: brl } },
-            },
-            plugins: {
-              tooltip: {
-                callbacks: {
-                  title: function (items) {
-                    return items.length ? data.days[items[0].dataIndex] : '';
-                  },
-                  label: function (item) {
-                    return item.dataset.label + ': ' + brl(item.raw);
-                  },
-                },
-              },
-            },
-          },
-        });
+        new window.Chart(canvas, config(data));
         canvas.setAttribute('data-drawn', 'true');
       })
       .catch(function (error) {
@@ -127,63 +98,91 @@
       });
   }
 
+  /** The Totals chart: gross centavos per day, stacked by status, from the page's JSON. */
+  function dailyChart() {
+    chartFromSource('daily-chart', function (data) {
+      return {
+        type: 'bar',
+        data: {
+          labels: data.days.map(dayLabel),
+          datasets: data.series.map(function (series) {
+            return {
+              label: series.status,
+              data: series.cents,
+              backgroundColor: TONES[series.status] || '#9aa3b5',
+            };
+          }),
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          scales: {
+            x: { stacked: true },
+            y: { stacked: true, ticks: { callback: brl } },
+          },
+          plugins: {
+            tooltip: {
+              callbacks: {
+                title: function (items) {
+                  return items.length ? data.days[items[0].dataIndex] : '';
+                },
+                label: function (item) {
+                  return item.dataset.label + ': ' + brl(item.raw);
+                },
+              },
+            },
+          },
+        },
+      };
+    });
+  }
+
   /**
    * The Books chart: what each account gained or lost each day (bars) and what the reserve held
    * at the end of each day (a line), signed centavos from the page's JSON.
    */
   function booksChart() {
-    const canvas = document.getElementById('books-chart');
-    if (!canvas || typeof window.Chart !== 'function') return;
-    fetch(canvas.getAttribute('data-source'), { credentials: 'same-origin' })
-      .then(function (response) {
-        if (!response.ok) throw new Error('HTTP ' + response.status);
-        return response.json();
-      })
-      .then(function (data) {
-        new window.Chart(canvas, {
-          type: 'bar',
-          data: {
-            labels: data.days.map(dayLabel),
-            datasets: [
-              { label: 'available moved', data: data.available, backgroundColor: '#17754a' },
-              { label: 'reserved moved', data: data.reserved, backgroundColor: '#d08c00' },
-              {
-                type: 'line',
-                label: 'reserve at day end',
-                data: data.reserve,
-                borderColor: '#7a56c2',
-                backgroundColor: '#7a56c2',
-                pointRadius: 2,
-                stepped: 'before',
-              },
-            ],
-          },
-          options: {
-            animation: false,
-            maintainAspectRatio: false,
-            scales: { y: { ticks: { callback: brl } } },
-            plugins: {
-              tooltip: {
-                callbacks: {
-                  title: function (items) {
-                    if (!items.length) return '';
-                    const day = data.days[items[0].dataIndex];
-                    const closed = data.closedThrough !== null && day <= data.closedThrough;
-                    return day + (closed ? ' (closed)' : '');
-                  },
-                  label: function (item) {
-                    return item.dataset.label + ': ' + brl(item.raw);
-                  },
+    chartFromSource('books-chart', function (data) {
+      return {
+        type: 'bar',
+        data: {
+          labels: data.days.map(dayLabel),
+          datasets: [
+            { label: 'available moved', data: data.available, backgroundColor: '#17754a' },
+            { label: 'reserved moved', data: data.reserved, backgroundColor: '#d08c00' },
+            {
+              type: 'line',
+              label: 'reserve at day end',
+              data: data.reserve,
+              borderColor: '#7a56c2',
+              backgroundColor: '#7a56c2',
+              pointRadius: 2,
+              stepped: 'before',
+            },
+          ],
+        },
+        options: {
+          animation: false,
+          maintainAspectRatio: false,
+          scales: { y: { ticks: { callback: brl } } },
+          plugins: {
+            tooltip: {
+              callbacks: {
+                title: function (items) {
+                  if (!items.length) return '';
+                  const day = data.days[items[0].dataIndex];
+                  const closed = data.closedThrough !== null && day <= data.closedThrough;
+                  return day + (closed ? ' (closed)' : '');
+                },
+                label: function (item) {
+                  return item.dataset.label + ': ' + brl(item.raw);
                 },
               },
             },
           },
-        });
-        canvas.setAttribute('data-drawn', 'true');
-      })
-      .catch(function (error) {
-        canvas.replaceWith(document.createTextNode('The chart could not be drawn: ' + error));
-      });
+        },
+      };
+    });
   }
 
   document.addEventListener('DOMContentLoaded', function () {
