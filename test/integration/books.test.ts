@@ -14,9 +14,13 @@ import type { GatewayTransaction, GatewayWithdrawal } from '../../src/gateway/ty
 import { writeMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
 import { recordBookStates } from '../../src/mirror/sql/bookStates.js';
-import { parseNotification } from '../../src/notifications/parseNotification.js';
-import { postbackBody, withdrawalBody } from '../support/fixtures.js';
-import { saleRead, saleRecord } from '../support/mirrorInputs.js';
+import {
+  noticeInput,
+  saleNotice as parsedSaleNotice,
+  saleRead,
+  saleRecord,
+  withdrawalNotice as parsedWithdrawalNotice,
+} from '../support/mirrorInputs.js';
 import { useTestDatabase } from '../support/services.js';
 
 const test = useTestDatabase();
@@ -32,19 +36,13 @@ const WITHDRAWAL_NOTIFIED = ['PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', '
 const WITHDRAWAL_READ = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
 
 function saleNotice(id: SaleId, status: string, hour: number): MirrorInput {
-  const parsed = parseNotification(
-    'postback',
-    postbackBody({ id, status, paymentMethod: METHODS[id], amount: '10000' }),
-  );
-  if (!parsed.ok || parsed.notice.kind !== 'sale') throw new Error('fixture did not parse');
-  return {
-    kind: 'notice',
-    notice: parsed.notice,
-    provenance: 'signed',
-    observedAt: at(hour),
-    context: { source: 'postback', inboxEventId: null },
-    ambiguity: 'reconcile',
-  };
+  const notice = parsedSaleNotice('postback', {
+    id,
+    status: status as SaleStatus,
+    paymentMethod: METHODS[id],
+    amount: '10000',
+  });
+  return noticeInput(notice, 'signed', at(hour), 'reconcile');
 }
 
 function readOf(
@@ -67,19 +65,8 @@ function readOf(
 }
 
 function withdrawalNotice(id: number, status: string, hour: number): MirrorInput {
-  const parsed = parseNotification(
-    'webhook',
-    withdrawalBody({ id, status, updatedAt: at(hour).toISOString(), amount: '150.50' }),
-  );
-  if (!parsed.ok || parsed.notice.kind !== 'withdrawal') throw new Error('fixture did not parse');
-  return {
-    kind: 'notice',
-    notice: parsed.notice,
-    provenance: 'unverified',
-    observedAt: at(hour),
-    context: { source: 'webhook', inboxEventId: null },
-    ambiguity: 'reconcile',
-  };
+  const notice = parsedWithdrawalNotice({ id, status, updatedAt: at(hour).toISOString() });
+  return noticeInput(notice, 'unverified', at(hour), 'reconcile');
 }
 
 function withdrawalRead(id: number, status: string, hour: number): MirrorInput {

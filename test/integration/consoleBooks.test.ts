@@ -2,13 +2,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { journalColumns } from '../../src/books/journalColumns.js';
 import { closeThrough, journalDaily } from '../../src/books/sql.js';
 import { DEFAULT_WATCH_POLICY } from '../../src/domain/reconcileSchedule.js';
+import type { SaleStatus } from '../../src/domain/saleMachine.js';
 import type { GatewayTransaction } from '../../src/gateway/types.js';
 import { writeMirror } from '../../src/mirror/applyToMirror.js';
 import type { MirrorInput } from '../../src/mirror/inputs.js';
-import { parseNotification } from '../../src/notifications/parseNotification.js';
 import { renderReport } from '../../src/reports/render.js';
-import { postbackBody, withdrawalBody } from '../support/fixtures.js';
-import { saleRead, saleRecord } from '../support/mirrorInputs.js';
+import {
+  noticeInput,
+  saleNotice as parsedSaleNotice,
+  saleRead,
+  saleRecord,
+  withdrawalNotice as parsedWithdrawalNotice,
+} from '../support/mirrorInputs.js';
 import { useTestApp } from '../support/testApp.js';
 
 // The console's books over HTTP: the Books page, a record's journal, the Totals page's label.
@@ -33,20 +38,14 @@ const SALE = 91_001;
 const WITHDRAWAL = 92_001;
 const RANGE = 'from=2026-11-01&to=2026-11-04';
 
-function saleNotice(status: string, hour: number): MirrorInput {
-  const parsed = parseNotification(
-    'postback',
-    postbackBody({ id: SALE, status, paymentMethod: 'PIX', amount: '123456' }),
-  );
-  if (!parsed.ok || parsed.notice.kind !== 'sale') throw new Error('fixture did not parse');
-  return {
-    kind: 'notice',
-    notice: parsed.notice,
-    provenance: 'signed',
-    observedAt: at(hour),
-    context: { source: 'postback', inboxEventId: null },
-    ambiguity: 'reconcile',
-  };
+function saleNotice(status: SaleStatus, hour: number): MirrorInput {
+  const notice = parsedSaleNotice('postback', {
+    id: SALE,
+    status,
+    paymentMethod: 'PIX',
+    amount: '123456',
+  });
+  return noticeInput(notice, 'signed', at(hour), 'reconcile');
 }
 
 /** The gateway's read of the sale in MED, with its net: a fee learnt after its day closed. */
@@ -63,24 +62,12 @@ function saleReadInMed(hour: number): MirrorInput {
 }
 
 function withdrawalNotice(hour: number): MirrorInput {
-  const parsed = parseNotification(
-    'webhook',
-    withdrawalBody({
-      id: WITHDRAWAL,
-      status: 'PENDING',
-      updatedAt: at(hour).toISOString(),
-      amount: '150.50',
-    }),
-  );
-  if (!parsed.ok || parsed.notice.kind !== 'withdrawal') throw new Error('fixture did not parse');
-  return {
-    kind: 'notice',
-    notice: parsed.notice,
-    provenance: 'unverified',
-    observedAt: at(hour),
-    context: { source: 'webhook', inboxEventId: null },
-    ambiguity: 'reconcile',
-  };
+  const notice = parsedWithdrawalNotice({
+    id: WITHDRAWAL,
+    status: 'PENDING',
+    updatedAt: at(hour).toISOString(),
+  });
+  return noticeInput(notice, 'unverified', at(hour), 'reconcile');
 }
 
 // Paid on 2 November, which is then closed; in MED and a withdrawal on 3 November; the net read

@@ -3,9 +3,9 @@ import { databaseNow } from '../../src/db/clock.js';
 import type { PaymentMethod, SaleStatus } from '../../src/domain/saleMachine.js';
 import type { GatewayTransaction } from '../../src/gateway/types.js';
 import type { MirrorInput, NoticeInput, Provenance } from '../../src/mirror/inputs.js';
-import type { SaleNotice } from '../../src/notifications/notification.js';
+import type { Notice, SaleNotice, WithdrawalNotice } from '../../src/notifications/notification.js';
 import { parseNotification } from '../../src/notifications/parseNotification.js';
-import { postbackBody, webhookSaleBody } from './fixtures.js';
+import { postbackBody, webhookSaleBody, withdrawalBody } from './fixtures.js';
 
 /** Mirror inputs for tests that drive the one writer directly (writeMirror). */
 
@@ -25,8 +25,15 @@ export function saleNotice(
   return parsed.notice;
 }
 
+/** A withdrawal webhook as parsed (withdrawalBody's fields). */
+export function withdrawalNotice(fields: Parameters<typeof withdrawalBody>[0]): WithdrawalNotice {
+  const parsed = parseNotification('webhook', withdrawalBody(fields));
+  if (!parsed.ok || parsed.notice.kind !== 'withdrawal') throw new Error('fixture did not parse');
+  return parsed.notice;
+}
+
 export function noticeInput(
-  notice: SaleNotice,
+  notice: Notice,
   provenance: Provenance,
   observedAt: Date,
   ambiguity: NoticeInput['ambiguity'] = 'read',
