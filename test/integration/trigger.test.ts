@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POSTBACK_SECRET, SELLER_USER_ID, WEBHOOK_TOKEN } from '../support/fixtures.js';
 import { runCli } from '../support/cli.js';
+import { POSTBACK_TRANSACTION_KEYS } from '../sandbox/support/specSchemas.js';
 import { useTestApp } from '../support/testApp.js';
 
 // `paymirror trigger` against a running paymirror, as a newcomer would use it.
@@ -58,23 +59,7 @@ describe('paymirror trigger', { timeout: 60_000 }, () => {
     expect(result.mirror.history.map((h) => h.toStatus)).toEqual(steps);
     // What was sent is a notification as the gateway writes it, signed over those bytes.
     const body = result.sent[0]?.body as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual([
-      'id',
-      'userId',
-      'amount',
-      'date',
-      'status',
-      'paymentMethod',
-      'customerDocument',
-      'customerEmail',
-      'customerName',
-      'customerPhone',
-      'pixKey',
-      'boletoCode',
-      'shipping',
-      'saleItems',
-      'externalTransactionId',
-    ]);
+    expect(Object.keys(body)).toEqual(POSTBACK_TRANSACTION_KEYS);
   });
 
   it.each([
