@@ -15,7 +15,9 @@ import { mirrorSnapshot, truthSnapshot } from '../../src/demo/snapshot.js';
 import { buildDelivery } from '../../src/inbox/delivery.js';
 import { parseJsonObject } from '../../src/ingress/rawBody.js';
 import { createLogger } from '../../src/log/logger.js';
+import { closeLaneQueues, createLaneQueues } from '../../src/queue/lanes.js';
 import { gatewayClientFor } from '../../src/runtime/gatewayClient.js';
+import { createCommandRedis, queuePrefixFor } from '../../src/runtime/redis.js';
 import { createSandbox, generateKeyPair, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { dropTestDatabase, withDatabase } from '../support/services.js';
@@ -23,6 +25,7 @@ import { POSTBACK_SECRET, SELLER_USER_ID, WEBHOOK_TOKEN } from '../support/fixtu
 import { startFleetProcess, type FleetProcess } from '../support/fleet.js';
 import { startForwarder, type Forwarder } from '../support/forwarder.js';
 import { waitFor } from '../support/paymirror.js';
+import { describeStuckRows } from '../support/stuckRows.js';
 import { startPgBouncer, type TestPgBouncer } from '../support/pgbouncer.js';
 import {
   startRedisTopology,
@@ -191,7 +194,9 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
         return row?.pending === 0 ? true : undefined;
       },
       { what: 'every inbox row processed', timeoutMs: 300_000 },
-    );
+    ).catch(async (error: unknown) => {
+      throw new Error(`${(error as Error).message}\n${await stuckRowsNow()}`);
+    });
 
     const pass = runCli(['reconcile', '--all-open'], env);
     expect((await pass.exited).code, pass.output()).toBe(0);
@@ -221,6 +226,23 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
     expect(budgetExcess(gatewayCalls, GATEWAY_MAX_RPS)).toEqual([]);
     expect(gatewayCalls.length).toBeGreaterThan(SALES);
   });
+
+  /** describeStuckRows, through a Redis connection of its own. */
+  async function stuckRowsNow(): Promise<string> {
+    const config = parseConfig(env);
+    const redis = createCommandRedis(config.redis);
+    const lanes = createLaneQueues(redis, (queue) => queuePrefixFor(config, queue));
+    try {
+      return await describeStuckRows(
+        database.sql,
+        lanes,
+        fleet.map((process) => ({ name: process.name, output: process.run.output })),
+      );
+    } finally {
+      await closeLaneQueues(lanes);
+      redis.disconnect();
+    }
+  }
 
   /** One ingress and one worker die without a word; a Redis master fails over. */
   async function midwayChaos(): Promise<void> {

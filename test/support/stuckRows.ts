@@ -1,0 +1,73 @@
+import type { Sql } from '../../src/db/client.js';
+import { notificationJobId } from '../../src/queue/catalog.js';
+import type { LaneQueues } from '../../src/queue/lanes.js';
+
+/** Rows described one by one in a diagnosis; the rest are only counted. */
+const ROWS_SHOWN = 10;
+/** A process's last warnings and errors kept in a diagnosis, each cut to LINE_CHARS. */
+const LINES_SHOWN = 15;
+const LINE_CHARS = 400;
+
+/**
+ * Why inbox rows are still pending, for a test's failure message: each row's job in every
+ * lane (its state, attempts and last error), counted by what holds it, and the processes'
+ * last warnings and errors. Written so that a failure seen once, on another machine, says
+ * where to look.
+ */
+export async function describeStuckRows(
+  sql: Sql,
+  lanes: LaneQueues,
+  processes: readonly { readonly name: string; output(): string }[],
+): Promise<string> {
+  const rows = await sql<{ id: number; channel: string; enqueuedAt: string | null }[]>`
+    select id, channel, enqueued_at::text as "enqueuedAt" from inbox_events
+     where state = 'pending' order by id`;
+  const byHolder = new Map<string, number>();
+  const shown: unknown[] = [];
+  for (const row of rows) {
+    const jobs: Record<string, unknown> = {};
+    for (const [lane, queue] of Object.entries(lanes) as [string, LaneQueues['signed']][]) {
+      const jobId = notificationJobId(Number(row.id));
+      const job = await queue.getJob(jobId);
+      if (!job) continue;
+      jobs[lane] = {
+        state: await queue.getJobState(jobId),
+        attemptsMade: job.attemptsMade,
+        stalled: job.stalledCounter,
+        ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+        ...(job.delay > 0 ? { delayMs: job.delay } : {}),
+      };
+    }
+    const holder =
+      Object.entries(jobs)
+        .map(([lane, job]) => `${lane}:${(job as { state: string }).state}`)
+        .join(',') || 'no job';
+    byHolder.set(`${row.channel} ${holder}`, (byHolder.get(`${row.channel} ${holder}`) ?? 0) + 1);
+    if (shown.length < ROWS_SHOWN) shown.push({ ...row, jobs });
+  }
+  const queues = await Promise.all(
+    Object.entries(lanes).map(async ([lane, queue]) => {
+      const counts = await (queue as LaneQueues['signed']).getJobCounts();
+      return [lane, Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))];
+    }),
+  );
+  const complaints = processes.flatMap(({ name, output }) => {
+    const lines = output()
+      .split('\n')
+      .filter((line) => /"level":(40|50|60)/.test(line))
+      .slice(-LINES_SHOWN)
+      .map((line) => line.slice(0, LINE_CHARS));
+    return lines.length > 0 ? [{ name, lines }] : [];
+  });
+  return JSON.stringify(
+    {
+      pending: rows.length,
+      byHolder: Object.fromEntries(byHolder),
+      rows: shown,
+      queues: Object.fromEntries(queues),
+      complaints,
+    },
+    null,
+    1,
+  );
+}
