@@ -11,6 +11,7 @@ import {
   type NotificationJob,
   type NotificationQueueName,
 } from '../queue/catalog.js';
+import { isRedisOutage } from '../queue/redisOutage.js';
 import { recordFailedAttempt } from './failedAttempt.js';
 import type { InboxBatcher } from './inboxBatcher.js';
 import type { LaneResult } from './workerOutcome.js';
@@ -55,7 +56,13 @@ export function startLaneWorker(
       stalledInterval: deps.lockSeconds * 1000,
     },
   );
-  worker.on('error', (error) => deps.logger.error({ err: error, queue }, 'lane worker error'));
+  worker.on('error', (error) => {
+    if (isRedisOutage(error)) {
+      deps.logger.warn({ err: error, queue }, 'lane worker lost Redis for a moment; it retries');
+    } else {
+      deps.logger.error({ err: error, queue }, 'lane worker error');
+    }
+  });
   return worker;
 }
 
