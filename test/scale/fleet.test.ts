@@ -195,7 +195,8 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
       },
       { what: 'every inbox row processed', timeoutMs: 300_000 },
     ).catch(async (error: unknown) => {
-      throw new Error(`${(error as Error).message}\n${await stuckRowsNow()}`);
+      const diagnosis = await stuckRowsNow().catch((failure: unknown) => `(none: ${failure})`);
+      throw new Error(`${(error as Error).message}\n${diagnosis}`);
     });
 
     const pass = runCli(['reconcile', '--all-open'], env);
