@@ -15,6 +15,8 @@ export interface StreamResult {
   readonly acknowledged: number[];
   /** Sale ids answered anything else, or not at all: the gateway would retry these. */
   readonly refused: number[];
+  /** What each refused delivery got instead: `HTTP 503 {...}`, or the request's error. */
+  readonly refusals: string[];
 }
 
 export async function streamPostbacks(
@@ -24,6 +26,7 @@ export async function streamPostbacks(
 ): Promise<StreamResult> {
   const acknowledged: number[] = [];
   const refused: number[] = [];
+  const refusals: string[] = [];
   let next = 0;
   let sent = 0;
   const worker = async () => {
@@ -33,24 +36,29 @@ export async function streamPostbacks(
       if (id === undefined) return;
       const base = url();
       const raw = JSON.stringify(postbackBody({ id, status: 'PAGO' }));
-      const ok = base
+      const refusal = base
         ? await fetch(`${base}/postbacks`, {
             method: 'POST',
             body: raw,
             headers: { 'content-type': 'application/json', 'x-signature': sign(raw) },
             signal: AbortSignal.timeout(10_000),
           }).then(
-            (response) => response.status === 200,
-            () => false,
+            async (response) =>
+              response.status === 200 ? null : `HTTP ${response.status} ${await response.text()}`,
+            (error: unknown) => String(error),
           )
-        : false;
-      (ok ? acknowledged : refused).push(id);
+        : 'no ingress listening';
+      if (refusal === null) acknowledged.push(id);
+      else {
+        refused.push(id);
+        refusals.push(`${id}: ${refusal}`);
+      }
       sent += 1;
       await options.onSent?.(sent);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 10 }, worker));
-  return { acknowledged, refused };
+  return { acknowledged, refused, refusals };
 }
 
 export interface Verdict {

@@ -54,7 +54,7 @@ describe('Postgres faults', () => {
       });
       const result = await verdict(db, stream.acknowledged);
       report('postgres-restarted', result);
-      expect(result.accepted).toBe(300);
+      expect(result.accepted, stream.refusals.join('\n')).toBe(300);
       expect(result).toMatchObject({ lost: 0, duplicated: 0 });
       const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
       expect(metrics).toMatch(/paymirror_spooled_deliveries_total [1-9]/);

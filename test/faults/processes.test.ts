@@ -79,7 +79,7 @@ describe('process faults', () => {
     }
     const result = await verdict(db, stream.acknowledged);
     report('worker-sigkill', result);
-    expect(result.accepted).toBe(400);
+    expect(result.accepted, stream.refusals.join('\n')).toBe(400);
     expect(result).toMatchObject({ lost: 0, duplicated: 0 });
   });
 

@@ -52,7 +52,7 @@ describe('Redis faults', () => {
     });
     const result = await verdict(db, stream.acknowledged);
     report('redis-flushed', result);
-    expect(result.accepted).toBe(300);
+    expect(result.accepted, stream.refusals.join('\n')).toBe(300);
     expect(result).toMatchObject({ lost: 0, duplicated: 0 });
   });
 
@@ -70,7 +70,7 @@ describe('Redis faults', () => {
       });
       const result = await verdict(db, stream.acknowledged);
       report('redis-restarted', result);
-      expect(result.accepted).toBe(300);
+      expect(result.accepted, stream.refusals.join('\n')).toBe(300);
       expect(result).toMatchObject({ lost: 0, duplicated: 0 });
     } finally {
       await startRedis();
