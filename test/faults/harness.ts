@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
@@ -140,20 +140,38 @@ export async function redisAnswers(): Promise<boolean> {
 }
 
 export async function stopRedis(): Promise<void> {
-  try {
-    execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave'], {
-      stdio: 'ignore',
-    });
-  } catch {
-    // redis-cli exits non-zero when the server closes the connection on shutdown.
-  }
+  // Its exit code says nothing: redis-cli exits non-zero when the server closes the connection
+  // on shutdown. Whether Redis stopped is what is checked.
+  await serviceCommand('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave']);
   await until(async () => !(await redisAnswers()), 'Redis to stop');
 }
 
 export async function startRedis(): Promise<void> {
   if (await redisAnswers()) return;
-  execFileSync('redis-server', REDIS_START, { stdio: 'ignore' });
+  await serviceCommand('redis-server', REDIS_START, { mustSucceed: true });
   await until(redisAnswers, 'Redis to start');
+}
+
+/**
+ * Runs a command that stops or starts a service, without blocking this process: the ingress
+ * under test runs in it, and must go on answering while Postgres or Redis stops and starts (a
+ * blocking call would hold every answer for as long as a shutdown checkpoint takes, and the
+ * clients' time-outs would fire the moment it returns). Resolves on the command's exit, not on
+ * its output's end: a daemon it starts may keep inherited pipes open, so none are given.
+ */
+function serviceCommand(
+  command: string,
+  args: readonly string[],
+  { mustSucceed = false } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (!mustSucceed || code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal}`));
+    });
+  });
 }
 
 function pgVersion(): string {
@@ -179,19 +197,23 @@ export async function postgresAnswers(): Promise<boolean> {
 }
 
 export async function stopPostgres(): Promise<void> {
-  execFileSync(
+  await serviceCommand(
     'pg_ctlcluster',
     ['--skip-systemctl-redirect', pgVersion(), 'main', 'stop', '-m', 'fast'],
-    { stdio: 'ignore' },
+    { mustSucceed: true },
   );
   await until(async () => !(await postgresAnswers()), 'Postgres to stop');
 }
 
 export async function startPostgres(): Promise<void> {
   if (await postgresAnswers()) return;
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgVersion(), 'main', 'start'], {
-    stdio: 'ignore',
-  });
+  await serviceCommand(
+    'pg_ctlcluster',
+    ['--skip-systemctl-redirect', pgVersion(), 'main', 'start'],
+    {
+      mustSucceed: true,
+    },
+  );
   await until(postgresAnswers, 'Postgres to start');
 }
 
