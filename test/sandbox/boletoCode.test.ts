@@ -6,18 +6,7 @@ import {
   mod10,
   mod11,
 } from '../../src/sandbox/domain/boletoCode.js';
-
-/** Rebuilds the 44-digit barcode from the 47-digit line. */
-function barcodeOf(line: string): string {
-  return (
-    line.slice(0, 4) +
-    line.slice(32, 33) +
-    line.slice(33, 47) +
-    line.slice(4, 9) +
-    line.slice(10, 20) +
-    line.slice(21, 31)
-  );
-}
+import { barcodeOf } from '../support/boleto.js';
 
 describe('boleto linha digitável', () => {
   const dueDate = new Date('2026-03-10T12:00:00Z');

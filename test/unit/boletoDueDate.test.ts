@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { boletoDueDate, endOfBusinessDaysAfter } from '../../src/domain/boletoDueDate.js';
 import { buildBoletoLine } from '../../src/sandbox/domain/boletoCode.js';
+import { barcodeOf } from '../support/boleto.js';
 
 const DAY_MS = 86_400_000;
 
 function lineDue(day: string): string {
   return buildBoletoLine({ saleId: 5, amountCents: 1000, dueDate: new Date(`${day}T00:00:00Z`) });
-}
-
-/** The 44-digit barcode the 47-digit line spells out (FEBRABAN layout, check digits dropped). */
-function barcodeOf(line: string): string {
-  return (
-    line.slice(0, 4) +
-    line.slice(32, 33) +
-    line.slice(33, 47) +
-    line.slice(4, 9) +
-    line.slice(10, 20) +
-    line.slice(21, 31)
-  );
 }
 
 /** The line as banks print it: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
@@ -29,6 +18,12 @@ function printed(line: string): string {
 function withFactor(line: string, factor: string): string {
   return `${line.slice(0, 33)}${factor}${line.slice(37)}`;
 }
+
+/** A code with a letter put first or last, where only digits belong. */
+const LETTER_AT: readonly [string, (code: string) => string][] = [
+  ['first', (code) => `A${code.slice(1)}`],
+  ['last', (code) => `${code.slice(0, -1)}A`],
+];
 
 describe('boletoDueDate', () => {
   it.each(['2024-12-20', '2025-02-21', '2025-02-22', '2026-07-15', '2031-01-02'])(
@@ -81,23 +76,23 @@ describe('boletoDueDate', () => {
     expect(boletoDueDate('not a boleto', new Date())).toBeNull();
   });
 
-  it.each([
-    ['first', (code: string) => `A${code.slice(1)}`],
-    ['last', (code: string) => `${code.slice(0, -1)}A`],
-  ])('a line with a letter as its %s character is no boleto line', (_, withLetter) => {
-    const line = withLetter(lineDue('2026-07-15'));
-    expect(line).toHaveLength(47);
-    expect(boletoDueDate(line, new Date('2026-07-01T00:00:00Z'))).toBeNull();
-  });
+  it.each(LETTER_AT)(
+    'a line with a letter as its %s character is no boleto line',
+    (_, withLetter) => {
+      const line = withLetter(lineDue('2026-07-15'));
+      expect(line).toHaveLength(47);
+      expect(boletoDueDate(line, new Date('2026-07-01T00:00:00Z'))).toBeNull();
+    },
+  );
 
-  it.each([
-    ['first', (code: string) => `A${code.slice(1)}`],
-    ['last', (code: string) => `${code.slice(0, -1)}A`],
-  ])('a barcode with a letter as its %s character is no barcode', (_, withLetter) => {
-    const barcode = withLetter(barcodeOf(lineDue('2026-07-15')));
-    expect(barcode).toHaveLength(44);
-    expect(boletoDueDate(barcode, new Date('2026-07-01T00:00:00Z'))).toBeNull();
-  });
+  it.each(LETTER_AT)(
+    'a barcode with a letter as its %s character is no barcode',
+    (_, withLetter) => {
+      const barcode = withLetter(barcodeOf(lineDue('2026-07-15')));
+      expect(barcode).toHaveLength(44);
+      expect(boletoDueDate(barcode, new Date('2026-07-01T00:00:00Z'))).toBeNull();
+    },
+  );
 
   it('a barcode with one digit too many is neither barcode nor line', () => {
     const code = `${barcodeOf(lineDue('2026-07-15'))}0`;
