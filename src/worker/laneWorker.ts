@@ -56,14 +56,19 @@ export function startLaneWorker(
       stalledInterval: deps.lockSeconds * 1000,
     },
   );
-  worker.on('error', (error) => {
-    if (isRedisOutage(error)) {
-      deps.logger.warn({ err: error, queue }, 'lane worker lost Redis for a moment; it retries');
-    } else {
-      deps.logger.error({ err: error, queue }, 'lane worker error');
-    }
-  });
+  worker.on('error', logLaneWorkerError(deps.logger, queue));
   return worker;
+}
+
+/** A lane worker's error event in the log: a Redis outage it retries through is a warning. */
+export function logLaneWorkerError(logger: Logger, queue: string): (error: Error) => void {
+  return (error) => {
+    if (isRedisOutage(error)) {
+      logger.warn({ err: error, queue }, 'lane worker lost Redis for a moment; it retries');
+    } else {
+      logger.error({ err: error, queue }, 'lane worker error');
+    }
+  };
 }
 
 async function runJob(

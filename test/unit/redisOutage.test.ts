@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
 import { isRedisOutage } from '../../src/queue/redisOutage.js';
+import { logLaneWorkerError } from '../../src/worker/laneWorker.js';
 
 /** ioredis's ReplyError: the reply's text as its message. */
 class ReplyError extends Error {
@@ -47,5 +49,30 @@ describe('isRedisOutage', () => {
     expect(isRedisOutage(socketError('EACCES'))).toBe(false);
     expect(isRedisOutage('UNBLOCKED')).toBe(false);
     expect(isRedisOutage(undefined)).toBe(false);
+  });
+});
+
+describe("a lane worker's error event", () => {
+  function logged(error: Error): { level: number; msg: string }[] {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    logLaneWorkerError(logger, 'notifications')(error);
+    return lines;
+  }
+
+  it('is a warning when Redis was away for a moment', () => {
+    const error = new ReplyError('UNBLOCKED force unblock from blocking operation');
+    expect(logged(error)).toMatchObject([
+      { level: 40, msg: 'lane worker lost Redis for a moment; it retries' },
+    ]);
+  });
+
+  it('is an error otherwise', () => {
+    expect(logged(new ReplyError('NOSCRIPT No matching script.'))).toMatchObject([
+      { level: 50, msg: 'lane worker error' },
+    ]);
   });
 });
