@@ -15,7 +15,7 @@ import { mirrorSnapshot, truthSnapshot } from '../../src/demo/snapshot.js';
 import { buildDelivery } from '../../src/inbox/delivery.js';
 import { parseJsonObject } from '../../src/ingress/rawBody.js';
 import { createLogger } from '../../src/log/logger.js';
-import { closeLaneQueues, createLaneQueues } from '../../src/queue/lanes.js';
+import { closeLaneQueues, createLaneQueues, laneQueueList } from '../../src/queue/lanes.js';
 import { gatewayClientFor } from '../../src/runtime/gatewayClient.js';
 import { createCommandRedis, queuePrefixFor } from '../../src/runtime/redis.js';
 import { createSandbox, generateKeyPair, type Sandbox } from '../../src/sandbox/index.js';
@@ -234,6 +234,9 @@ describe.each<TopologyKind>(['cluster', 'sentinel'])('a fleet on Redis %s', (kin
     const redis = createCommandRedis(config.redis);
     const lanes = createLaneQueues(redis, (queue) => queuePrefixFor(config, queue));
     try {
+      // Closed before its start (a version read) ended, a queue on a shared connection fails
+      // that read on a stripped emitter and takes the process down (withQueue in src/cli/storageContext.ts).
+      await Promise.all(laneQueueList(lanes).map((queue) => queue.waitUntilReady()));
       return await describeStuckRows(
         database.sql,
         lanes,

@@ -1,6 +1,6 @@
 import type { Sql } from '../../src/db/client.js';
-import { notificationJobId } from '../../src/queue/catalog.js';
-import type { LaneQueues } from '../../src/queue/lanes.js';
+import { notificationJobId, type NotificationQueue } from '../../src/queue/catalog.js';
+import type { Lane, LaneQueues } from '../../src/queue/lanes.js';
 
 /** Rows described one by one in a diagnosis; the rest are only counted. */
 const ROWS_SHOWN = 10;
@@ -22,11 +22,12 @@ export async function describeStuckRows(
   const rows = await sql<{ id: number; channel: string; enqueuedAt: string | null }[]>`
     select id, channel, enqueued_at::text as "enqueuedAt" from inbox_events
      where state = 'pending' order by id`;
+  const queues = Object.entries(lanes) as [Lane, NotificationQueue][];
   const byHolder = new Map<string, number>();
   const shown: unknown[] = [];
   for (const row of rows) {
     const jobs: Record<string, unknown> = {};
-    for (const [lane, queue] of Object.entries(lanes) as [string, LaneQueues['signed']][]) {
+    for (const [lane, queue] of queues) {
       const jobId = notificationJobId(Number(row.id));
       const job = await queue.getJob(jobId);
       if (!job) continue;
@@ -45,10 +46,10 @@ export async function describeStuckRows(
     byHolder.set(`${row.channel} ${holder}`, (byHolder.get(`${row.channel} ${holder}`) ?? 0) + 1);
     if (shown.length < ROWS_SHOWN) shown.push({ ...row, jobs });
   }
-  const queues = await Promise.all(
-    Object.entries(lanes).map(async ([lane, queue]) => {
-      const counts = await (queue as LaneQueues['signed']).getJobCounts();
-      return [lane, Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))];
+  const counts = await Promise.all(
+    queues.map(async ([lane, queue]) => {
+      const byState = await queue.getJobCounts();
+      return [lane, Object.fromEntries(Object.entries(byState).filter(([, n]) => n > 0))];
     }),
   );
   const complaints = processes.flatMap(({ name, output }) => {
@@ -64,7 +65,7 @@ export async function describeStuckRows(
       pending: rows.length,
       byHolder: Object.fromEntries(byHolder),
       rows: shown,
-      queues: Object.fromEntries(queues),
+      queues: Object.fromEntries(counts),
       complaints,
     },
     null,
