@@ -174,6 +174,12 @@ function serviceCommand(
   });
 }
 
+/** pg_ctlcluster on this machine's one cluster (stop, start), which must succeed. */
+function pgCtlCluster(...action: string[]): Promise<void> {
+  const args = ['--skip-systemctl-redirect', pgVersion(), 'main', ...action];
+  return serviceCommand('pg_ctlcluster', args, { mustSucceed: true });
+}
+
 function pgVersion(): string {
   const versions = readdirSync('/etc/postgresql');
   if (!versions[0]) throw new Error('no PostgreSQL cluster under /etc/postgresql');
@@ -197,23 +203,13 @@ export async function postgresAnswers(): Promise<boolean> {
 }
 
 export async function stopPostgres(): Promise<void> {
-  await serviceCommand(
-    'pg_ctlcluster',
-    ['--skip-systemctl-redirect', pgVersion(), 'main', 'stop', '-m', 'fast'],
-    { mustSucceed: true },
-  );
+  await pgCtlCluster('stop', '-m', 'fast');
   await until(async () => !(await postgresAnswers()), 'Postgres to stop');
 }
 
 export async function startPostgres(): Promise<void> {
   if (await postgresAnswers()) return;
-  await serviceCommand(
-    'pg_ctlcluster',
-    ['--skip-systemctl-redirect', pgVersion(), 'main', 'start'],
-    {
-      mustSucceed: true,
-    },
-  );
+  await pgCtlCluster('start');
   await until(postgresAnswers, 'Postgres to start');
 }
 
