@@ -1,6 +1,7 @@
 import type { Sql } from '../../src/db/client.js';
 import { notificationJobId, type NotificationQueue } from '../../src/queue/catalog.js';
 import type { Lane, LaneQueues } from '../../src/queue/lanes.js';
+import { liveJobIds } from '../../src/queue/liveJobs.js';
 
 /** Rows described one by one in a diagnosis; the rest are only counted. */
 const ROWS_SHOWN = 10;
@@ -9,10 +10,10 @@ const LINES_SHOWN = 15;
 const LINE_CHARS = 400;
 
 /**
- * Why inbox rows are still pending, for a test's failure message: each row's job in every
- * lane (its state, attempts and last error), counted by what holds it, and the processes'
- * last warnings and errors. Written so that a failure seen once, on another machine, says
- * where to look.
+ * Why inbox rows are still pending, for a test's failure message: the rows counted by what holds
+ * them in each lane (a job that will still run, or the state of one that will not), the first
+ * rows' jobs in detail (state, attempts, last error), and the processes' last warnings and
+ * errors. Written so that a failure seen once, on another machine, says where to look.
  */
 export async function describeStuckRows(
   sql: Sql,
@@ -23,28 +24,39 @@ export async function describeStuckRows(
     select id, channel, enqueued_at::text as "enqueuedAt" from inbox_events
      where state = 'pending' order by id`;
   const queues = Object.entries(lanes) as [Lane, NotificationQueue][];
+  // Each lane's jobs that will still run, read page by page: getJobState scans the wait list,
+  // so asking it for every row of a backlog costs Redis the backlog's size squared.
+  const live = new Map<Lane, ReadonlySet<string>>();
+  for (const [lane, queue] of queues) live.set(lane, await liveJobIds(queue));
   const byHolder = new Map<string, number>();
   const shown: unknown[] = [];
   for (const row of rows) {
+    const jobId = notificationJobId(Number(row.id));
+    const detailed = shown.length < ROWS_SHOWN;
+    const holders: string[] = [];
     const jobs: Record<string, unknown> = {};
     for (const [lane, queue] of queues) {
-      const jobId = notificationJobId(Number(row.id));
+      const runs = live.get(lane)?.has(jobId) ?? false;
+      if (runs && !detailed) {
+        holders.push(`${lane}:live`);
+        continue;
+      }
       const job = await queue.getJob(jobId);
       if (!job) continue;
+      const state = await queue.getJobState(jobId);
+      holders.push(`${lane}:${runs ? 'live' : state}`);
+      if (!detailed) continue;
       jobs[lane] = {
-        state: await queue.getJobState(jobId),
+        state,
         attemptsMade: job.attemptsMade,
         stalled: job.stalledCounter,
         ...(job.failedReason ? { failedReason: job.failedReason } : {}),
         ...(job.delay > 0 ? { delayMs: job.delay } : {}),
       };
     }
-    const holder =
-      Object.entries(jobs)
-        .map(([lane, job]) => `${lane}:${(job as { state: string }).state}`)
-        .join(',') || 'no job';
-    byHolder.set(`${row.channel} ${holder}`, (byHolder.get(`${row.channel} ${holder}`) ?? 0) + 1);
-    if (shown.length < ROWS_SHOWN) shown.push({ ...row, jobs });
+    const holder = `${row.channel} ${holders.join(',') || 'no job'}`;
+    byHolder.set(holder, (byHolder.get(holder) ?? 0) + 1);
+    if (detailed) shown.push({ ...row, jobs });
   }
   const counts = await Promise.all(
     queues.map(async ([lane, queue]) => {
