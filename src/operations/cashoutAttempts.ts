@@ -3,7 +3,7 @@ import { databaseNow } from '../db/clock.js';
 import type { CashoutAttemptRow } from '../db/rows.js';
 import type { WatchPolicy } from '../domain/reconcileSchedule.js';
 import type { GatewayClient } from '../gateway/index.js';
-import { writeMirror } from '../mirror/applyToMirror.js';
+import { mirrorCashoutWithdrawal } from './requestCashout.js';
 import { attemptById, listAttempts, resolveAttempt, type CashoutOutcome } from './sql.js';
 
 export type CashoutAttempt = CashoutAttemptRow;
@@ -46,21 +46,7 @@ export async function resolveCashoutAttempt(
           `not attempt ${attemptId}'s ${attempt.amountCents} centavos to ${attempt.pixKey}`,
       );
     }
-    await writeMirror(
-      deps.sql,
-      [
-        {
-          kind: 'read',
-          resource: 'withdrawal',
-          record: withdrawal,
-          readAt,
-          context: { source: 'api', inboxEventId: null },
-          purpose: 'api',
-          runId: null,
-        },
-      ],
-      { now: new Date(), policy: deps.policy },
-    );
+    await mirrorCashoutWithdrawal(deps, withdrawal, readAt);
   }
   const resolved = await resolveAttempt(deps.sql, attemptId, found);
   if (!resolved) throw new CashoutResolveError(`cashout attempt ${attemptId} changed meanwhile`);

@@ -116,6 +116,18 @@ async function recordSuccess(
   readAt: Date,
 ): Promise<void> {
   await attemptSucceeded(deps.sql, attemptId, withdrawal.id);
+  await mirrorCashoutWithdrawal(deps, withdrawal, readAt);
+}
+
+/**
+ * A cashout's withdrawal as the gateway answered it (the POST's answer, or a GET of a paid
+ * attempt an operator resolved), written to the mirror as an API read taken at `readAt`.
+ */
+export async function mirrorCashoutWithdrawal(
+  deps: Pick<CashoutDeps, 'sql' | 'policy'>,
+  withdrawal: GatewayWithdrawal,
+  readAt: Date,
+): Promise<void> {
   await writeMirror(
     deps.sql,
     [
