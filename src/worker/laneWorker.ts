@@ -57,6 +57,8 @@ export function startLaneWorker(
     },
   );
   worker.on('error', logLaneWorkerError(deps.logger, queue));
+  // A job's lock in Redis holds its worker's id: this line tells which process runs a job.
+  deps.logger.info({ queue, workerId: worker.id }, 'lane worker started');
   return worker;
 }
 

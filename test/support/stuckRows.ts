@@ -52,6 +52,7 @@ export async function describeStuckRows(
         stalled: job.stalledCounter,
         ...(job.failedReason ? { failedReason: job.failedReason } : {}),
         ...(job.delay > 0 ? { delayMs: job.delay } : {}),
+        ...(state === 'active' ? await jobLock(queue, jobId, processes) : {}),
       };
     }
     const holder = `${row.channel} ${holders.join(',') || 'no job'}`;
@@ -78,9 +79,47 @@ export async function describeStuckRows(
       byHolder: Object.fromEntries(byHolder),
       rows: shown,
       queues: Object.fromEntries(counts),
+      sessions: await busySessions(sql),
       complaints,
     },
     null,
     1,
   );
+}
+
+/**
+ * An active job's lock: the process whose worker holds it (each lane worker logs its id when it
+ * starts), or none (its worker stopped renewing it: the stalled check should take the job back).
+ */
+async function jobLock(
+  queue: NotificationQueue,
+  jobId: string,
+  processes: readonly { readonly name: string; output(): string }[],
+): Promise<Record<string, unknown>> {
+  const client = await queue.client;
+  const key = `${queue.toKey(jobId)}:lock`;
+  const token = await client.get(key);
+  if (token === null) return { lock: 'none' };
+  const workerId = token.slice(0, token.lastIndexOf(':'));
+  const holder = processes.find(({ output }) => output().includes(`"workerId":"${workerId}"`));
+  return { lock: holder?.name ?? `held by unknown worker ${workerId}` };
+}
+
+/**
+ * The database's sessions that are not idle, or hold a transaction open: what each waits on and
+ * for how long, and which sessions block it.
+ */
+async function busySessions(sql: Sql): Promise<unknown[]> {
+  return [
+    ...(await sql`
+      select pid, application_name as app, state, wait_event_type as "waitType",
+             wait_event as "wait", pg_blocking_pids(pid) as "blockedBy",
+             round(extract(epoch from now() - xact_start))::int as "transactionSeconds",
+             round(extract(epoch from now() - state_change))::int as "stateSeconds",
+             left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+        from pg_stat_activity
+       where datname = current_database() and pid <> pg_backend_pid()
+         and (state <> 'idle' or xact_start is not null)
+       order by xact_start nulls last`),
+  ];
 }
