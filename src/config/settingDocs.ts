@@ -21,7 +21,7 @@ export const SETTING_DOCS: { readonly [K in keyof Env]-?: SettingDoc } = {
   DATABASE_URL: {
     group: 'Where things are',
     meaning:
-      'Postgres; the database is created if missing. `?host=/var/run/postgresql` for a Unix socket; `?prepare=false` behind PgBouncer before 1.21 in transaction mode. Connections show as `paymirror <roles>` in pg_stat_activity unless the URL sets `?application_name=`',
+      'Postgres; the database is created if missing. `?host=/var/run/postgresql` for a Unix socket; `?prepare=false` behind PgBouncer in transaction mode (nothing prepared, nothing pipelined: docs/reliability.md). Connections show as `paymirror <roles>` in pg_stat_activity unless the URL sets `?application_name=`',
   },
   REPORTS_DATABASE_URL: {
     group: 'Where things are',

@@ -3,15 +3,20 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The line patches/postgres+3.4.9.patch adds to postgres.js: a deferred write on a closed
- * socket fails its queries instead of throwing where nothing can catch it (docs/reliability.md).
- * npm applies the patch at install (postinstall); `npm ci --ignore-scripts` skips it silently.
+ * The lines patches/postgres+3.4.9.patch adds to postgres.js (docs/reliability.md): a deferred
+ * write on a closed socket fails its queries instead of throwing where nothing can catch it; a
+ * transaction starts on an unpipelined connection (behind PgBouncer). npm applies the patch at
+ * install (postinstall); `npm ci --ignore-scripts` skips it silently.
  */
-export const POSTGRES_GUARD_MARKER = 'paymirror: nextWrite guard';
+export const POSTGRES_GUARD_MARKERS = [
+  'paymirror: nextWrite guard',
+  'paymirror: begin unpipelined',
+] as const;
 
 export const UNGUARDED_POSTGRES_DRIVER =
   'postgres.js is installed without patches/postgres+3.4.9.patch: a Postgres connection lost ' +
-  'during a transaction crashes the process. Install with npm ci, without --ignore-scripts';
+  'during a transaction crashes the process, and behind PgBouncer (?prepare=false) every ' +
+  'transaction fails. Install with npm ci, without --ignore-scripts';
 
 /** Both copies of the file the patch changes (ES module and CommonJS), read as installed. */
 function installedSources(): string[] {
@@ -24,7 +29,9 @@ function installedSources(): string[] {
 /** Whether the postgres.js this process loads carries the patch; false when it cannot tell. */
 export function postgresDriverGuarded(sources: () => string[] = installedSources): boolean {
   try {
-    return sources().every((source) => source.includes(POSTGRES_GUARD_MARKER));
+    return sources().every((source) =>
+      POSTGRES_GUARD_MARKERS.every((marker) => source.includes(marker)),
+    );
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../src/operations/doctor.js';
 import {
-  POSTGRES_GUARD_MARKER,
+  POSTGRES_GUARD_MARKERS,
   postgresDriverGuarded,
 } from '../../src/runtime/postgresDriverGuard.js';
 
@@ -13,9 +13,11 @@ describe('the postgres driver guard check', () => {
   });
 
   it('notices a copy without it, or files it cannot read', () => {
-    const patched = `function nextWrite(fn) {\n  // ${POSTGRES_GUARD_MARKER}.\n}`;
+    const [closedSocket, begin] = POSTGRES_GUARD_MARKERS;
+    const patched = `// ${closedSocket}.\n// ${begin}.\n`;
     expect(postgresDriverGuarded(() => [patched, patched])).toBe(true);
     expect(postgresDriverGuarded(() => [patched, 'function nextWrite(fn) {}'])).toBe(false);
+    expect(postgresDriverGuarded(() => [patched, `// ${closedSocket}.\n`])).toBe(false);
     expect(
       postgresDriverGuarded(() => {
         throw new Error('ENOENT');
