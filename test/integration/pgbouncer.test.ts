@@ -44,7 +44,7 @@ describe.skipIf(!installed && !process.env.CI)('Postgres behind PgBouncer', () =
     }
   });
 
-  it('runs transactions, their statements sent together', async () => {
+  it('runs transactions, two statements awaited at once', async () => {
     const sums = await withTimeout(
       transaction(database.sql, async (tx) => {
         const [a, b] = await Promise.all([
